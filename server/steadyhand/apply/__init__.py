@@ -1,0 +1,1 @@
+"""How agent changes reach the world: atomic disk writes, or WorkspaceEdits to open buffers."""

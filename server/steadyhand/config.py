@@ -1,0 +1,109 @@
+"""Server settings: defaults, and how they are read from the client.
+
+Settings arrive in ``initializationOptions`` and in the ``steadyhand`` section of
+``workspace/didChangeConfiguration``. Keys are camelCase in JSON (``maxReadBytes``);
+snake_case is accepted too. Unknown keys are ignored with a log line, bad values keep
+the previous value, so a typo in a settings file never stops the server.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args, get_type_hints
+
+log = logging.getLogger(__name__)
+
+SaveAfterEdit = Literal["whenClean", "always", "never"]
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    #: Extra folders (besides the workspace folders) the agent may read and write.
+    allowed_paths: tuple[str, ...] = ()
+    #: Glob patterns (``**`` spans folders) that are neither readable nor writable.
+    deny_globs: tuple[str, ...] = ()
+    #: A whole-file read of a larger file is refused with ``too_large``.
+    max_read_bytes: int = 256 * 1024
+    #: A whole-file read whose content is estimated above this many tokens is refused.
+    max_read_tokens: int = 25_000
+    #: A write or edit producing more bytes than this is refused with ``too_large``.
+    max_write_bytes: int = 1024 * 1024 * 1024
+    #: Lines returned by a read without ``limit``.
+    default_read_lines: int = 2000
+    #: Longer lines are cut in read output, with a visible marker.
+    max_line_chars: int = 2000
+    #: Files tracked per session (LRU).
+    max_tracked_files: int = 10_000
+    #: Bytes of file content kept for stale-diffs, shared by all sessions (LRU).
+    content_store_bytes: int = 64 * 1024 * 1024
+    #: Files larger than this are never kept in the content store.
+    content_store_max_file_bytes: int = 1024 * 1024
+    #: Longest diff (in lines) put into a ``stale`` message.
+    stale_diff_max_lines: int = 60
+    #: fsync files and folders on every disk write (durability; keep on).
+    fsync: bool = True
+    #: When the agent edits an open document: save it if it had no unsaved changes,
+    #: always, or never.
+    save_after_edit: SaveAfterEdit = "whenClean"
+    #: Ask the editor to confirm each agent edit (change annotations).
+    confirm_edits: bool = False
+    #: Watch tracked files for changes made behind the agent's back.
+    watch: bool = True
+
+    def updated(self, raw: dict[str, Any] | None) -> Settings:
+        """A copy with the values from ``raw`` applied (bad values are logged and skipped)."""
+        if not raw:
+            return self
+        hints = get_type_hints(Settings)
+        names = {f.name for f in dataclasses.fields(Settings)}
+        changes: dict[str, Any] = {}
+        for key, value in raw.items():
+            name = _snake(key)
+            if name not in names:
+                log.info("ignoring unknown setting %r", key)
+                continue
+            coerced = _coerce(hints[name], value)
+            if coerced is _BAD:
+                log.warning("ignoring setting %r: unexpected value %r", key, value)
+                continue
+            changes[name] = coerced
+        return dataclasses.replace(self, **changes)
+
+
+_BAD = object()
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+
+
+def _coerce(tp: Any, value: Any) -> Any:
+    if tp is bool:
+        return value if isinstance(value, bool) else _BAD
+    if tp is int:
+        ok = isinstance(value, int) and not isinstance(value, bool) and value > 0
+        return value if ok else _BAD
+    if getattr(tp, "__origin__", None) is tuple:
+        if isinstance(value, str):
+            value = [value]
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return tuple(value)
+        return _BAD
+    if getattr(tp, "__origin__", None) is Literal:
+        return value if value in get_args(tp) else _BAD
+    return _BAD
+
+
+def settings_from(raw: Any) -> Settings:
+    """Settings from an ``initializationOptions`` value (which may wrap them in ``steadyhand``)."""
+    if isinstance(raw, dict):
+        inner = raw.get("steadyhand", raw)
+        if isinstance(inner, dict):
+            return Settings().updated(inner)
+    return Settings()
+
+
+__all__ = ["SaveAfterEdit", "Settings", "field", "settings_from"]

@@ -1,0 +1,83 @@
+"""A snapshot of a file's current content, from the disk or from an open buffer.
+
+The two hashes let staleness compare like with like: ``hash`` is of the exact content at
+its source (disk bytes, or buffer text), ``view_hash`` of the model-visible text (LF line
+endings), which is what compares across sources (an editor may normalize line endings).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import cached_property
+
+from steadyhand.fs.reader import decode_or_refuse, read_all
+from steadyhand.state.file_state import Source
+from steadyhand.state.hashing import content_hash, text_hash
+from steadyhand.text.encoding import UTF8, Encoding
+from steadyhand.text.lines import EndingStats, NewlineMap, ending_stats, split_lines, to_view
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    path: str
+    source: Source
+    raw: str  # decoded text with the file's own line endings
+    encoding: Encoding
+    hash: str
+    size: int
+    mtime_ns: int
+    version: int | None = None
+    #: For buffers: whether the buffer differs from the disk (``None`` when unknown).
+    unsaved: bool | None = None
+
+    @cached_property
+    def view(self) -> str:
+        return to_view(self.raw)
+
+    @cached_property
+    def view_hash(self) -> str:
+        same_bytes = self.source == "buffer" or self.encoding == UTF8
+        return self.hash if self.view is self.raw and same_bytes else text_hash(self.view)
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return split_lines(self.view)
+
+    @cached_property
+    def endings(self) -> EndingStats:
+        return ending_stats(self.raw)
+
+    @cached_property
+    def newline_map(self) -> NewlineMap:
+        return NewlineMap(self.raw)
+
+
+def from_disk(path: str) -> Snapshot:
+    raw = read_all(path)
+    text, enc = decode_or_refuse(path, raw.data)
+    return Snapshot(
+        path=path,
+        source="disk",
+        raw=text,
+        encoding=enc,
+        hash=content_hash(raw.data),
+        size=raw.st.st_size,
+        mtime_ns=raw.st.st_mtime_ns,
+    )
+
+
+def from_text(path: str, text: str, st: os.stat_result | None, version: int | None,
+              unsaved: bool | None) -> Snapshot:
+    """A snapshot of an open buffer's text."""
+    return Snapshot(
+        path=path,
+        source="buffer",
+        raw=text,
+        encoding=UTF8,
+        hash=text_hash(text),
+        size=len(text),
+        mtime_ns=st.st_mtime_ns if st else 0,
+        version=version,
+        unsaved=unsaved,
+    )

@@ -1,0 +1,1 @@
+"""File I/O at the edge: safe opening, ranged reading, atomic writing."""

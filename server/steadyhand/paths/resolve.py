@@ -1,0 +1,172 @@
+"""Resolving and confining paths.
+
+Every tool call goes through :func:`resolve`: the model's ``file_path`` (absolute, ``~``,
+``file://`` URI or workspace-relative) becomes an absolute real path (symlinks resolved;
+for a file that does not exist yet, the nearest existing ancestor's real path), which
+must lie inside a workspace folder or an allowed path and match no deny glob.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from urllib.parse import unquote, urlparse
+
+from steadyhand.paths.globs import matches
+from steadyhand.protocol.errors import ErrorCode, ToolError
+
+MAX_PATH_BYTES = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Roots:
+    """Where the agent may work: workspace folders and extra allowed paths (real paths)."""
+
+    workspace: tuple[str, ...]
+    allowed: tuple[str, ...] = ()
+    deny_globs: tuple[str, ...] = ()
+
+    @staticmethod
+    def of(workspace: list[str], allowed: tuple[str, ...], deny: tuple[str, ...]) -> Roots:
+        real = tuple(os.path.realpath(os.path.expanduser(p)) for p in workspace)
+        allow = tuple(os.path.realpath(os.path.expanduser(p)) for p in allowed)
+        return Roots(real, allow, deny)
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedPath:
+    path: str  # absolute real path
+    shown: str  # how to name it to the model
+    root: str | None  # the root folder it lies in
+    stat: os.stat_result | None  # lstat of the real path, None if it does not exist
+
+    @property
+    def exists(self) -> bool:
+        return self.stat is not None
+
+    @property
+    def relative(self) -> str | None:
+        if self.root is None:
+            return None
+        return os.path.relpath(self.path, self.root)
+
+
+def _invalid(msg: str) -> ToolError:
+    return ToolError(ErrorCode.INVALID_PATH, msg)
+
+
+def expand(file_path: str, roots: Roots) -> str:
+    """The absolute (not yet real) path a model meant."""
+    if not file_path.strip():
+        raise _invalid("file_path is empty. Pass the absolute path of the file.")
+    if "\x00" in file_path:
+        raise _invalid("file_path contains a NUL byte. Pass a plain file path.")
+    if file_path.startswith("\\\\") or file_path.startswith("//"):
+        raise _invalid(
+            f"UNC and network paths such as {file_path!r} are not allowed. "
+            "Use a path inside the workspace."
+        )
+    p = file_path
+    if p.startswith("file:"):
+        parsed = urlparse(p)
+        if parsed.netloc not in ("", "localhost"):
+            raise _invalid(f"The URI {p!r} names another host. Use a local file path.")
+        p = unquote(parsed.path)
+        if "\x00" in p:
+            raise _invalid("file_path contains a NUL byte. Pass a plain file path.")
+        if p.startswith("//"):
+            raise _invalid(f"The URI {file_path!r} names a network share. Use a local path.")
+    p = os.path.expanduser(p)
+    if not os.path.isabs(p):
+        if not roots.workspace:
+            raise _invalid(
+                f"{file_path!r} is relative and there is no workspace folder to resolve it "
+                "against. Pass an absolute path."
+            )
+        p = os.path.join(roots.workspace[0], p)
+    if len(os.fsencode(p)) > MAX_PATH_BYTES:
+        raise _invalid("file_path is too long. Pass a shorter path.")
+    return os.path.normpath(p)
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def resolve(file_path: str, roots: Roots) -> ResolvedPath:
+    """Resolve ``file_path`` or raise :class:`ToolError` (invalid_path, not_regular_file,
+    outside_workspace, denied)."""
+    absolute = expand(file_path, roots)
+    _refuse_special(file_path, absolute)
+    try:
+        real = os.path.realpath(absolute, strict=False)
+    except (OSError, ValueError) as exc:
+        raise _invalid(f"{file_path!r} cannot be resolved ({exc}).") from exc
+    try:
+        st: os.stat_result | None = os.lstat(real)
+    except FileNotFoundError:
+        st = None
+    except NotADirectoryError as exc:
+        raise _invalid(f"A part of {file_path!r} is a file, not a folder.") from exc
+    except OSError as exc:
+        if exc.errno == 40:  # ELOOP
+            raise _invalid(f"{file_path!r} is a symbolic link loop.") from exc
+        raise ToolError(ErrorCode.IO_ERROR, f"Cannot inspect {file_path!r}: {exc.strerror}.") from exc
+    if st is not None and stat.S_ISLNK(st.st_mode):
+        raise _invalid(f"{file_path!r} is a symbolic link that cannot be resolved (a loop?).")
+    if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+        raise ToolError(
+            ErrorCode.NOT_REGULAR_FILE,
+            f"{file_path} is not a regular file (it is a {_kind(st.st_mode)}); "
+            "Steadyhand reads and writes regular files only.",
+            path=real,
+        )
+    root = next((r for r in (*roots.workspace, *roots.allowed) if _within(real, r)), None)
+    if root is None:
+        where = ", ".join(roots.workspace + roots.allowed) or "(none configured)"
+        escaped = " through a symbolic link" if real != absolute else ""
+        raise ToolError(
+            ErrorCode.OUTSIDE_WORKSPACE,
+            f"{file_path} resolves{escaped} to {real}, which is outside the workspace "
+            f"({where}). Work on files inside the workspace, or ask the user to add the "
+            "folder to the allowedPaths setting.",
+            path=real,
+        )
+    rel = os.path.relpath(real, root)
+    for pattern in roots.deny_globs:
+        if matches(pattern, real, rel):
+            raise ToolError(
+                ErrorCode.DENIED,
+                f"{file_path} matches the deny pattern {pattern!r}; agents may not read or "
+                "write it. Leave this file alone or ask the user.",
+                path=real,
+            )
+    return ResolvedPath(real, real, root, st)
+
+
+def _refuse_special(file_path: str, absolute: str) -> None:
+    """Refuse devices, FIFOs and sockets by stat alone (following links, never opening)."""
+    try:
+        st = os.stat(absolute)
+    except (OSError, ValueError):
+        return
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+        raise ToolError(
+            ErrorCode.NOT_REGULAR_FILE,
+            f"{file_path} is not a regular file (it is a {_kind(st.st_mode)}); "
+            "Steadyhand reads and writes regular files only.",
+            path=absolute,
+        )
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISCHR(mode):
+        return "character device"
+    if stat.S_ISBLK(mode):
+        return "block device"
+    if stat.S_ISFIFO(mode):
+        return "FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    return "special file"

@@ -1,0 +1,1 @@
+"""The public protocol surface: command names, parameters, results and error codes."""

@@ -1,0 +1,20 @@
+"""Names of the commands and custom methods Steadyhand speaks over LSP."""
+
+from typing import Final
+
+READ: Final = "steadyhand.read"
+EDIT: Final = "steadyhand.edit"
+WRITE: Final = "steadyhand.write"
+SESSION_FORK: Final = "steadyhand.session.fork"
+SESSION_CLOSE: Final = "steadyhand.session.close"
+PING: Final = "steadyhand.ping"
+
+#: Every command the server advertises in ``executeCommandProvider``.
+ALL_COMMANDS: Final[tuple[str, ...]] = (READ, EDIT, WRITE, SESSION_FORK, SESSION_CLOSE, PING)
+
+#: Server -> client request asking the editor to save documents (see docs/protocol.md).
+SAVE_DOCUMENTS: Final = "steadyhand/saveDocuments"
+#: Server -> client notification: a tracked file changed behind the agent's back.
+FILE_CHANGED: Final = "steadyhand/fileChanged"
+
+DEFAULT_SESSION: Final = "default"

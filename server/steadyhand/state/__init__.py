@@ -1,0 +1,1 @@
+"""What each agent session knows about files: the file-state cache and the content store."""

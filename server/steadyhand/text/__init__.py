@@ -1,0 +1,1 @@
+"""Text handling: encodings, line endings, matching, diffs and read output."""

@@ -1,0 +1,94 @@
+"""Decoding file bytes into text and encoding it back exactly as it was stored."""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass
+
+#: File name endings that are binary whatever their bytes say.
+BINARY_SUFFIXES = frozenset(
+    ".png .jpg .jpeg .gif .webp .bmp .ico .tif .tiff .pdf .zip .gz .tgz .bz2 .xz .zst .7z .rar "
+    ".tar .jar .war .class .exe .dll .so .dylib .o .a .lib .obj .pyc .pyo .whl .egg .bin .dat "
+    ".db .sqlite .sqlite3 .mp3 .mp4 .m4a .wav .ogg .flac .avi .mov .mkv .webm .woff .woff2 "
+    ".ttf .otf .eot .psd .xcf .iso .img .dmg .deb .rpm .apk .wasm .npy .npz .pkl .pickle .parquet"
+    .split()
+)
+
+
+class BinaryContent(ValueError):
+    """The bytes are not text Steadyhand can edit safely."""
+
+
+@dataclass(frozen=True, slots=True)
+class Encoding:
+    """How a file's text is stored: codec name and whether a byte-order mark leads it."""
+
+    codec: str  # "utf-8", "utf-16-le", "utf-16-be", "latin-1"
+    bom: bool = False
+
+    @property
+    def label(self) -> str:
+        if self.codec == "utf-8":
+            return "utf-8-sig" if self.bom else "utf-8"
+        if self.codec.startswith("utf-16"):
+            return self.codec  # UTF-16 always carries its BOM here
+        return self.codec
+
+    def bom_bytes(self) -> bytes:
+        if not self.bom:
+            return b""
+        return {
+            "utf-8": codecs.BOM_UTF8,
+            "utf-16-le": codecs.BOM_UTF16_LE,
+            "utf-16-be": codecs.BOM_UTF16_BE,
+        }[self.codec]
+
+    def encode(self, text: str) -> bytes:
+        """Bytes for ``text`` in this encoding, BOM included (raises UnicodeEncodeError)."""
+        return self.bom_bytes() + text.encode(self.codec)
+
+
+UTF8 = Encoding("utf-8")
+
+
+def sniff_encoding(head: bytes) -> Encoding | None:
+    """The encoding announced by a byte-order mark, if any."""
+    if head.startswith(codecs.BOM_UTF8):
+        return Encoding("utf-8", bom=True)
+    if head.startswith(codecs.BOM_UTF16_LE):
+        return Encoding("utf-16-le", bom=True)
+    if head.startswith(codecs.BOM_UTF16_BE):
+        return Encoding("utf-16-be", bom=True)
+    return None
+
+
+def _looks_binary(data: bytes) -> bool:
+    sample = data[:8192]
+    if b"\x00" in sample:
+        return True
+    if not sample:
+        return False
+    controls = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13, 27, 8, 11))
+    return controls / len(sample) > 0.1
+
+
+def decode(data: bytes) -> tuple[str, Encoding]:
+    """Decode file bytes, or raise :class:`BinaryContent`.
+
+    UTF-8 (with or without BOM) and UTF-16 with a BOM are read as such. Bytes that are
+    not valid UTF-8 but look like text are read as Latin-1, which maps every byte to one
+    character, so writing back never changes a byte the agent did not touch.
+    """
+    enc = sniff_encoding(data[:4])
+    if enc is not None:
+        body = data[len(enc.bom_bytes()) :]
+        try:
+            return body.decode(enc.codec), enc
+        except UnicodeDecodeError as exc:
+            raise BinaryContent(f"invalid {enc.codec} after its byte-order mark") from exc
+    if _looks_binary(data):
+        raise BinaryContent("the file holds NUL or control bytes")
+    try:
+        return data.decode("utf-8"), UTF8
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), Encoding("latin-1")

@@ -1,0 +1,110 @@
+"""Line endings and line splitting, the LSP way: lines break only at LF, CRLF and CR.
+
+The agent always sees text with ``\\n`` line endings (the *view*); the file keeps its own
+(the *raw* text). :class:`NewlineMap` converts offsets between the two, so an edit found
+in the view is spliced into the raw text and every untouched line keeps its ending.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from typing import Literal
+
+LineEnding = Literal["lf", "crlf", "cr", "mixed", "none"]
+
+_NEWLINE_TEXT = {"lf": "\n", "crlf": "\r\n", "cr": "\r"}
+
+
+def to_view(raw: str) -> str:
+    """``raw`` with every CRLF and lone CR turned into LF."""
+    if "\r" not in raw:
+        return raw
+    return raw.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def split_lines(view: str) -> list[str]:
+    """Lines of a view text (LF only), without their endings; a final LF adds no line."""
+    if not view:
+        return []
+    lines = view.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def count_lines(view: str) -> int:
+    if not view:
+        return 0
+    n = view.count("\n")
+    return n if view.endswith("\n") else n + 1
+
+
+@dataclass(frozen=True, slots=True)
+class EndingStats:
+    lf: int
+    crlf: int
+    cr: int
+
+    @property
+    def style(self) -> LineEnding:
+        kinds = [k for k, n in (("lf", self.lf), ("crlf", self.crlf), ("cr", self.cr)) if n]
+        if not kinds:
+            return "none"
+        if len(kinds) > 1:
+            return "mixed"
+        return kinds[0]  # type: ignore[return-value]
+
+    @property
+    def dominant(self) -> str:
+        """The newline text new lines should use (LF when the file has none)."""
+        best = max((self.lf, "lf"), (self.crlf, "crlf"), (self.cr, "cr"))
+        return _NEWLINE_TEXT[best[1]] if best[0] else "\n"
+
+
+def ending_stats(raw: str) -> EndingStats:
+    crlf = raw.count("\r\n")
+    cr = raw.count("\r") - crlf
+    lf = raw.count("\n") - crlf
+    return EndingStats(lf=lf, crlf=crlf, cr=cr)
+
+
+class NewlineMap:
+    """Maps offsets in the view (LF-only) text to offsets in the raw text."""
+
+    __slots__ = ("_crlf_view_positions",)
+
+    def __init__(self, raw: str) -> None:
+        positions: list[int] = []
+        if "\r\n" in raw:
+            shift = 0
+            start = 0
+            while True:
+                i = raw.find("\r\n", start)
+                if i < 0:
+                    break
+                positions.append(i - shift)  # the view offset of the LF this CRLF became
+                shift += 1
+                start = i + 2
+        self._crlf_view_positions = positions
+
+    def to_raw(self, view_offset: int) -> int:
+        """Raw offset of a view offset (a boundary between characters)."""
+        if not self._crlf_view_positions:
+            return view_offset
+        return view_offset + bisect.bisect_left(self._crlf_view_positions, view_offset)
+
+
+def with_endings(view_text: str, newline: str) -> str:
+    """``view_text`` (LF only) with ``newline`` as its line ending."""
+    return view_text if newline == "\n" else view_text.replace("\n", newline)
+
+
+def line_of(view: str, offset: int) -> int:
+    """1-based line number of a view offset."""
+    return view.count("\n", 0, offset) + 1
+
+
+def line_ending_name(style: LineEnding) -> str:
+    return {"lf": "LF", "crlf": "CRLF", "cr": "CR", "mixed": "mixed", "none": "none"}[style]
+

@@ -1,0 +1,37 @@
+"""How file text is shown to a model: ``cat -n`` style numbered lines."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+TRUNCATION_MARKER = " … [line cut: {n} more characters]"
+
+
+def number_lines(lines: Iterable[str], first_line: int, max_line_chars: int) -> tuple[str, bool]:
+    """Lines numbered from ``first_line``: number right-aligned in 6 columns, a tab, the line.
+
+    Returns the text and whether any line was cut.
+    """
+    out: list[str] = []
+    cut = False
+    n = first_line
+    for line in lines:
+        if len(line) > max_line_chars:
+            line = line[:max_line_chars] + TRUNCATION_MARKER.format(n=len(line) - max_line_chars)
+            cut = True
+        out.append(f"{n:>6}\t{line}")
+        n += 1
+    return "\n".join(out), cut
+
+
+def estimate_tokens(text: str) -> int:
+    """A cheap, deliberately generous token estimate (about 4 characters a token)."""
+    return (len(text) + 3) // 4
+
+
+def snippet(view_lines: list[str], first: int, last: int, context: int = 2) -> str:
+    """Numbered lines ``first..last`` (1-based, inclusive) with some context around them."""
+    lo = max(1, first - context)
+    hi = min(len(view_lines), last + context)
+    text, _ = number_lines(view_lines[lo - 1 : hi], lo, 2000)
+    return text

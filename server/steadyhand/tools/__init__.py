@@ -1,0 +1,1 @@
+"""The agent tools, one module each: read, edit, write, sessions."""

@@ -1,0 +1,174 @@
+"""The ``edit`` tool: exact string replacement, guarded by read-before-write."""
+
+from __future__ import annotations
+
+import os
+
+from steadyhand.documents.snapshot import Snapshot
+from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.params import EditParams
+from steadyhand.protocol.results import Result, success
+from steadyhand.state.file_state import FileRecord, missing_lines, shift_ranges
+from steadyhand.text.diff import region_diff, stat
+from steadyhand.text.lines import with_endings
+from steadyhand.text.matching import (
+    EXACT,
+    MARKDOWN_SUFFIXES,
+    EditPlan,
+    Splice,
+    apply_splices,
+    plan_edit,
+)
+from steadyhand.text.render import snippet
+from steadyhand.tools.context import Change, ToolContext
+from steadyhand.tools.records import record_for, refuse_if_stale, remember, require_read
+from steadyhand.tools.suggest import not_found
+from steadyhand.tools.write import create_file, encode_for
+
+
+async def edit(ctx: ToolContext, p: EditParams) -> Result:
+    rp = ctx.resolve(p.file_path)
+    async with ctx.locks.hold(rp.path):
+        buffer = ctx.world.current(rp.path)
+        if buffer is None and not os.path.lexists(rp.path):
+            if p.old_string == "":
+                return await create_file(ctx, rp.path, p.new_string, p.session, tool="edit")
+            raise not_found(rp.path)
+        if buffer is None and os.path.isdir(rp.path):
+            raise ToolError(
+                ErrorCode.IS_DIRECTORY,
+                f"{rp.path} is a directory; edit changes files. Pass the path of a file.",
+                path=rp.path,
+            )
+        session = ctx.sessions.get(p.session)
+        rec = require_read(session, rp.path, "edit")
+        snap = buffer if buffer is not None else ctx.snapshot(rp.path)
+        refuse_if_stale(ctx, session, rec, snap, "edit")
+        plan = _plan(snap, p)
+        _require_shown(rec, snap, plan)
+        return await apply_plan(ctx, rec, snap, plan, p.session, tool="edit")
+
+
+def _plan(snap: Snapshot, p: EditParams) -> EditPlan:
+    view = snap.view
+    if p.old_string == "":
+        if view:
+            raise ToolError(
+                ErrorCode.NO_MATCH,
+                f"old_string is empty, but {snap.path} is not empty, so there is no single "
+                "place to insert at. Put the neighbouring text in old_string (and in "
+                "new_string around your addition), or use write to replace the whole file.",
+                path=snap.path,
+            )
+        if p.new_string == "":
+            raise ToolError(
+                ErrorCode.NO_CHANGE,
+                "old_string and new_string are both empty: there is nothing to change.",
+                path=snap.path,
+            )
+        return EditPlan(EXACT, (Splice(0, 0, p.new_string),))
+    markdown = os.path.splitext(snap.path)[1].lower() in MARKDOWN_SUFFIXES
+    return plan_edit(
+        view,
+        p.old_string,
+        p.new_string,
+        replace_all=p.replace_all,
+        markdown=markdown,
+        path=snap.path,
+    )
+
+
+def _span_lines(view: str, sp: Splice) -> tuple[int, int]:
+    first = view.count("\n", 0, sp.start) + 1
+    last = first + view.count("\n", sp.start, max(sp.start, sp.end - 1))
+    return first, last
+
+
+def _require_shown(rec: FileRecord, snap: Snapshot, plan: EditPlan) -> None:
+    if rec.full_view:
+        return
+    for sp in plan.splices:
+        first, last = _span_lines(snap.view, sp)
+        gap = missing_lines(rec.shown, first, last)
+        if gap is not None:
+            lo = max(1, gap[0] - 5)
+            n = gap[1] - lo + 6
+            raise ToolError(
+                ErrorCode.PARTIAL_VIEW,
+                f"The text to replace in {snap.path} is on line(s) {first}-{last}, but you "
+                f"have not been shown line(s) {gap[0]}-{gap[1]} in this session. Call read "
+                f"with offset={lo} and limit={n}, then retry the edit.",
+                path=snap.path,
+                lines=[first, last],
+            )
+
+
+async def apply_plan(
+    ctx: ToolContext, rec: FileRecord, snap: Snapshot, plan: EditPlan, session_name: str,
+    *, tool: str,
+) -> Result:
+    """Turn a plan into the new text, send it to the world, and keep the cache true."""
+    view = snap.view
+    new_view = apply_splices(view, plan.splices)
+    if new_view == view:
+        raise ToolError(
+            ErrorCode.NO_CHANGE,
+            f"The edit would leave {snap.path} unchanged (the replacement equals the text "
+            "it replaces). Check new_string.",
+            path=snap.path,
+        )
+    newline = snap.endings.dominant
+    nmap = snap.newline_map
+    raw_splices = [
+        Splice(nmap.to_raw(sp.start), nmap.to_raw(sp.end), with_endings(sp.text, newline))
+        for sp in plan.splices
+    ]
+    new_raw = apply_splices(snap.raw, raw_splices)
+    data = encode_for(ctx, snap.path, new_raw, snap.encoding)
+    applied = await ctx.world.apply(
+        Change(snap.path, snap, new_raw, data, snap.encoding, tool, splices=plan.splices)
+    )
+    after = applied.snapshot
+
+    first_sp, last_sp = plan.splices[0], plan.splices[-1]
+    growth = len(new_view) - len(view)
+    first_line, last_old = _span_lines(view, Splice(first_sp.start, last_sp.end, ""))
+    new_end = last_sp.end + growth
+    last_new = first_line + new_view.count("\n", first_sp.start, max(first_sp.start, new_end - 1))
+    if rec.full_view:
+        shown = ((1, len(after.lines)),) if after.lines else ()
+    else:
+        shown = shift_ranges(rec.shown, first_line, last_old, last_new)
+    session = ctx.sessions.get(session_name)
+    session.put(record_for(after, shown, None))
+    remember(ctx, after)
+
+    diff = region_diff(view, after.view, first_sp.start, last_sp.end, new_end, name=snap.path)
+    ds = stat(diff)
+    shown_snippet = snippet(after.lines, first_line, min(last_new, first_line + 15))
+    n = plan.replacements
+    where = f"line {first_line}" if last_new <= first_line else f"lines {first_line}-{last_new}"
+    head = (
+        f"Edited {snap.path}: replaced {n} occurrence{'s' if n != 1 else ''} ({where}, "
+        f"+{ds.added} / -{ds.removed})."
+    )
+    if plan.tier is not EXACT:
+        head += f" Matched with {plan.tier.name} tolerance: {plan.tier.tolerated}."
+    if applied.note:
+        head += " " + applied.note
+    message = f"{head}\n{shown_snippet}"
+    if ctx.on_change is not None:
+        r = ctx.on_change(snap.path, tool)
+        if r is not None:
+            await r
+    return success(
+        message,
+        path=snap.path,
+        replacements=n,
+        matched=plan.tier.name,
+        diff=diff,
+        added=ds.added,
+        removed=ds.removed,
+        via=applied.via,
+        on_disk=applied.on_disk,
+    )

@@ -1,0 +1,219 @@
+"""The ``read`` tool: numbered lines of a file, and a record of what the agent saw."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from steadyhand.documents.snapshot import Snapshot
+from steadyhand.fs.reader import stream_window
+from steadyhand.paths.resolve import ResolvedPath
+from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.params import ReadParams
+from steadyhand.protocol.results import Result, success
+from steadyhand.state.file_state import merge_ranges
+from steadyhand.state.staleness import is_stale
+from steadyhand.text.render import estimate_tokens, number_lines
+from steadyhand.tools.context import ToolContext
+from steadyhand.tools.records import record_for, remember
+from steadyhand.tools.suggest import not_found
+
+
+async def read(ctx: ToolContext, p: ReadParams) -> Result:
+    rp = ctx.resolve(p.file_path)
+    if not rp.exists and ctx.world.current(rp.path) is None:
+        raise not_found(rp.path)
+    if rp.stat is not None and os.path.isdir(rp.path):
+        raise ToolError(
+            ErrorCode.IS_DIRECTORY,
+            f"{rp.path} is a directory, not a file. Read a file inside it instead "
+            "(list the folder with your shell or search tool to find one).",
+            path=rp.path,
+        )
+    offset = max(1, p.offset) if p.offset is not None else None
+    whole = offset is None and p.limit is None
+    size = rp.stat.st_size if rp.stat is not None else 0
+    buffer = ctx.world.current(rp.path)
+    if buffer is None and size > ctx.settings.max_read_bytes:
+        if whole:
+            raise ToolError(
+                ErrorCode.TOO_LARGE,
+                f"{rp.path} is {size:,} bytes, over the {ctx.settings.max_read_bytes:,}-byte "
+                "limit for reading a whole file. Read a part of it with offset and limit "
+                "(for example offset=1, limit=200), or search it for what you need.",
+                path=rp.path,
+                size=size,
+            )
+        return await _read_large(ctx, p, rp, offset or 1)
+    async with ctx.locks.hold(rp.path):
+        snap = buffer if buffer is not None else ctx.snapshot(rp.path)
+        return _read_snapshot(ctx, p, snap, offset, whole)
+
+
+def _read_snapshot(
+    ctx: ToolContext, p: ReadParams, snap: Snapshot, offset: int | None, whole: bool
+) -> Result:
+    s = ctx.settings
+    session = ctx.sessions.get(p.session)
+    lines = snap.lines
+    total = len(lines)
+    start = offset or 1
+    limit = p.limit or s.default_read_lines
+    key = (p.offset, p.limit)
+    prev = session.get(snap.path)
+    fields = _fields(snap, total)
+
+    if prev is not None and not prev.stale and prev.last_read == key and not is_stale(prev, snap):
+        return success(
+            f"{snap.path} is unchanged since you last read these lines in this session; "
+            "what you saw then is still current, so it is not repeated here.",
+            type="file_unchanged",
+            start_line=start,
+            num_lines=0,
+            **fields,
+        )
+
+    same_content = prev is not None and not is_stale(prev, snap)
+    base_shown = prev.shown if (prev is not None and same_content) else ()
+
+    if total == 0:
+        session.put(record_for(snap, base_shown, key))
+        remember(ctx, snap)
+        return success(
+            f"{snap.path} exists but is empty (0 lines).",
+            type="text",
+            start_line=1,
+            num_lines=0,
+            **fields,
+        )
+    if start > total:
+        session.put(record_for(snap, base_shown, None))
+        remember(ctx, snap)
+        return success(
+            f"{snap.path} has only {total} line(s), so offset {start} is past its end. "
+            f"Read with an offset between 1 and {total}.",
+            type="text",
+            start_line=start,
+            num_lines=0,
+            **fields,
+        )
+    end = min(total, start + limit - 1)
+    body, cut = number_lines(lines[start - 1 : end], start, s.max_line_chars)
+    if whole and estimate_tokens(body) > s.max_read_tokens:
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"{snap.path} is too long to read at once (about {estimate_tokens(body):,} "
+            f"tokens, over the {s.max_read_tokens:,}-token limit). Read it in parts with "
+            "offset and limit (for example offset=1, limit=300).",
+            path=snap.path,
+        )
+    session.put(record_for(snap, merge_ranges(base_shown, (start, end)), key))
+    remember(ctx, snap)
+    notes = _notes(snap, start, end, total, cut)
+    message = body + ("\n\n" + " ".join(notes) if notes else "")
+    return success(
+        message,
+        type="text",
+        start_line=start,
+        num_lines=end - start + 1,
+        truncated_lines=cut,
+        **fields,
+    )
+
+
+def _fields(snap: Snapshot, total: int) -> dict[str, object]:
+    f: dict[str, object] = {
+        "path": snap.path,
+        "total_lines": total,
+        "source": snap.source,
+        "encoding": snap.encoding.label,
+        "line_ending": snap.endings.style,
+    }
+    if snap.source == "buffer":
+        f["version"] = snap.version
+        f["unsaved"] = bool(snap.unsaved)
+    return f
+
+
+def _notes(snap: Snapshot, start: int, end: int, total: int, cut: bool) -> list[str]:
+    notes: list[str] = []
+    if end < total or start > 1:
+        more = f" To read more, call read with offset={end + 1}." if end < total else ""
+        notes.append(f"(Showing lines {start}-{end} of {total}.{more})")
+    if cut:
+        notes.append("(Some long lines were cut; the marker shows how much.)")
+    if snap.source == "buffer" and snap.unsaved:
+        notes.append("(This is the editor's open buffer, which has unsaved changes.)")
+    if snap.encoding.codec == "latin-1":
+        notes.append("(The file is not valid UTF-8; it was read as Latin-1.)")
+    return notes
+
+
+async def _read_large(ctx: ToolContext, p: ReadParams, rp: ResolvedPath, start: int) -> Result:
+    s = ctx.settings
+    limit = p.limit or s.default_read_lines
+    async with ctx.locks.hold(rp.path):
+        win = await asyncio.to_thread(stream_window, rp.path, start, limit)
+    session = ctx.sessions.get(p.session)
+    total = win.total_lines
+    style = "mixed" if (win.crlf and win.cr) else "crlf" if win.crlf else "cr" if win.cr else "lf"
+    fields: dict[str, object] = {
+        "path": rp.path,
+        "total_lines": total,
+        "source": "disk",
+        "encoding": win.encoding.label,
+        "line_ending": style,
+    }
+    from steadyhand.state.file_state import FileRecord
+
+    prev = session.get(rp.path)
+    same = prev is not None and prev.source == "disk" and prev.hash == win.hash
+    key = (p.offset, p.limit)
+    if same and prev is not None and not prev.stale and prev.last_read == key:
+        return success(
+            f"{rp.path} is unchanged since you last read these lines in this session; "
+            "what you saw then is still current, so it is not repeated here.",
+            type="file_unchanged",
+            start_line=start,
+            num_lines=0,
+            **fields,
+        )
+    base = prev.shown if (same and prev is not None) else ()
+    end = min(total, start + limit - 1)
+    shown = merge_ranges(base, (start, end)) if win.lines else base
+    session.put(
+        FileRecord(
+            path=rp.path,
+            hash=win.hash,
+            view_hash=win.hash,
+            source="disk",
+            mtime_ns=win.st.st_mtime_ns,
+            size=win.st.st_size,
+            encoding=win.encoding.label,
+            line_ending=style,
+            total_lines=total,
+            shown=shown,
+            last_read=key if win.lines else None,
+        )
+    )
+    if not win.lines:
+        return success(
+            f"{rp.path} has only {total} line(s), so offset {start} is past its end. "
+            f"Read with an offset between 1 and {total}.",
+            type="text",
+            start_line=start,
+            num_lines=0,
+            **fields,
+        )
+    body, cut = number_lines(win.lines, start, s.max_line_chars)
+    notes = [f"(Showing lines {start}-{end} of {total} of a large file: {win.st.st_size:,} bytes.)"]
+    if cut:
+        notes.append("(Some long lines were cut; the marker shows how much.)")
+    return success(
+        body + "\n\n" + " ".join(notes),
+        type="text",
+        start_line=start,
+        num_lines=len(win.lines),
+        truncated_lines=cut,
+        **fields,
+    )

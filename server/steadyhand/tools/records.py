@@ -1,0 +1,98 @@
+"""Keeping the file-state cache true: records from snapshots, and the shared refusals
+(not read, stale) that edit and write both give."""
+
+from __future__ import annotations
+
+from steadyhand.documents.snapshot import Snapshot
+from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.state.file_state import FileRecord, Range, Session
+from steadyhand.state.staleness import is_stale
+from steadyhand.text.diff import whole_diff
+from steadyhand.text.lines import count_lines, line_ending_name
+from steadyhand.tools.context import ToolContext
+
+
+def record_for(
+    snap: Snapshot,
+    shown: tuple[Range, ...],
+    last_read: tuple[int | None, int | None] | None,
+) -> FileRecord:
+    return FileRecord(
+        path=snap.path,
+        hash=snap.hash,
+        view_hash=snap.view_hash,
+        source=snap.source,
+        mtime_ns=snap.mtime_ns,
+        size=snap.size,
+        encoding=snap.encoding.label,
+        line_ending=line_ending_name(snap.endings.style),
+        total_lines=count_lines(snap.view),
+        shown=shown,
+        last_read=last_read,
+        version=snap.version,
+    )
+
+
+def full_range(snap: Snapshot) -> tuple[Range, ...]:
+    n = count_lines(snap.view)
+    return ((1, n),) if n else ()
+
+
+def remember(ctx: ToolContext, snap: Snapshot) -> None:
+    """Keep the text in the content store so a later stale refusal can show a diff."""
+    ctx.store.put(snap.view_hash, snap.view)
+
+
+def require_read(session: Session, path: str, tool: str) -> FileRecord:
+    rec = session.get(path)
+    if rec is None:
+        raise ToolError(
+            ErrorCode.NOT_READ,
+            f"{path} has not been read in this session. Call read on it first, then "
+            f"retry the {tool}.",
+            path=path,
+        )
+    return rec
+
+
+def refuse_if_stale(
+    ctx: ToolContext, session: Session, rec: FileRecord, snap: Snapshot, tool: str
+) -> None:
+    """Raise ``stale`` if the content changed since the agent saw it.
+
+    When the text the agent saw is still in the store and the difference is short, the
+    refusal carries the diff and the record moves to the current content, so a retry
+    that takes the diff into account succeeds without another read.
+    """
+    if not is_stale(rec, snap):
+        return
+    seen = ctx.store.get(rec.view_hash)
+    diff = ""
+    if seen is not None:
+        diff = whole_diff(seen, snap.view, name=_name(snap.path))
+    n_lines = diff.count("\n")
+    if diff and n_lines <= ctx.settings.stale_diff_max_lines:
+        shown = full_range(snap) if rec.full_view else rec.shown
+        session.put(record_for(snap, shown, None))
+        remember(ctx, snap)
+        raise ToolError(
+            ErrorCode.STALE,
+            f"{snap.path} was changed by someone else since you read it, so the {tool} was "
+            "not applied. This is what changed (your view is now updated to it):\n"
+            f"{diff}\nRebuild your {tool} on the current text and retry; there is no need "
+            "to read the file again.",
+            path=snap.path,
+            diff=diff,
+            refreshed=True,
+        )
+    raise ToolError(
+        ErrorCode.STALE,
+        f"{snap.path} was changed by someone else since you read it, so the {tool} was not "
+        f"applied. Read the file again, then redo the {tool} on its current content.",
+        path=snap.path,
+        refreshed=False,
+    )
+
+
+def _name(path: str) -> str:
+    return path.lstrip("/")

@@ -1,0 +1,33 @@
+"""Session commands: fork a sub-agent's view, close a session."""
+
+from __future__ import annotations
+
+from steadyhand.protocol.params import CloseParams, ForkParams
+from steadyhand.protocol.results import Result, success
+from steadyhand.tools.context import ToolContext
+
+
+def fork(ctx: ToolContext, p: ForkParams) -> Result:
+    existed = ctx.sessions.exists(p.parent)
+    child = ctx.sessions.fork(p.session, p.parent)
+    what = (
+        f"with a snapshot of {len(child)} file record(s) from {p.parent!r}"
+        if existed
+        else f"empty (there was no session {p.parent!r} yet)"
+    )
+    return success(
+        f"Session {p.session!r} starts {what}. Its reads and edits no longer affect "
+        f"{p.parent!r}, and changes there do not reach it.",
+        session=p.session,
+        parent=p.parent,
+        files=len(child),
+    )
+
+
+def close(ctx: ToolContext, p: CloseParams) -> Result:
+    n = ctx.sessions.close(p.session)
+    return success(
+        f"Session {p.session!r} closed; {n} file record(s) were dropped.",
+        session=p.session,
+        files=n,
+    )

@@ -1,0 +1,144 @@
+"""The ``write`` tool: create a file, or replace one the agent has fully read."""
+
+from __future__ import annotations
+
+import os
+
+from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.params import WriteParams
+from steadyhand.protocol.results import Result, success
+from steadyhand.text.diff import stat, whole_diff
+from steadyhand.text.encoding import UTF8, Encoding
+from steadyhand.text.lines import count_lines, ending_stats, line_ending_name, to_view
+from steadyhand.tools.context import Change, ToolContext
+from steadyhand.tools.records import (
+    full_range,
+    record_for,
+    refuse_if_stale,
+    remember,
+    require_read,
+)
+
+
+def encode_for(ctx: ToolContext, path: str, text: str, enc: Encoding) -> bytes:
+    """Bytes to store, or ``too_large`` / ``io_error`` when they cannot be stored."""
+    try:
+        data = enc.encode(text)
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end]
+        raise ToolError(
+            ErrorCode.IO_ERROR,
+            f"{path} is stored as {enc.label}, which cannot hold the character(s) {bad!r} "
+            "you sent. Use characters that encoding can store (or an escape), and retry.",
+            path=path,
+        ) from exc
+    cap = ctx.settings.max_write_bytes
+    if len(data) > cap:
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"The new content of {path} would be {len(data):,} bytes, over the {cap:,}-byte "
+            "write limit. Split the content into smaller files.",
+            path=path,
+        )
+    return data
+
+
+async def _notify(ctx: ToolContext, path: str, tool: str) -> None:
+    if ctx.on_change is not None:
+        r = ctx.on_change(path, tool)
+        if r is not None:
+            await r
+
+
+async def create_file(
+    ctx: ToolContext, path: str, content: str, session_name: str, *, tool: str
+) -> Result:
+    """Create a new file (and its folders) holding ``content``."""
+    data = encode_for(ctx, path, content, UTF8)
+    applied = await ctx.world.apply(Change(path, None, content, data, UTF8, tool))
+    after = applied.snapshot
+    ctx.sessions.get(session_name).put(record_for(after, full_range(after), None))
+    remember(ctx, after)
+    lines = count_lines(to_view(content))
+    message = f"File created successfully at: {path} (wrote {lines} lines, {len(data)} bytes)."
+    if applied.note:
+        message += " " + applied.note
+    await _notify(ctx, path, tool)
+    return success(
+        message,
+        path=path,
+        type="create",
+        lines=lines,
+        bytes=len(data),
+        via=applied.via,
+        on_disk=applied.on_disk,
+    )
+
+
+async def write(ctx: ToolContext, p: WriteParams) -> Result:
+    rp = ctx.resolve(p.file_path)
+    path = rp.path
+    if rp.stat is not None and os.path.isdir(path):
+        raise ToolError(
+            ErrorCode.IS_DIRECTORY,
+            f"{path} is a directory, so it cannot be written as a file. Choose a file path "
+            "(for example a name inside that folder).",
+            path=path,
+        )
+    async with ctx.locks.hold(path):
+        buffer = ctx.world.current(path)
+        if buffer is None and not os.path.lexists(path):
+            return await create_file(ctx, path, p.content, p.session, tool="write")
+        session = ctx.sessions.get(p.session)
+        rec = require_read(session, path, "write")
+        snap = buffer if buffer is not None else ctx.snapshot(path)
+        refuse_if_stale(ctx, session, rec, snap, "write")
+        if not rec.full_view:
+            ranges = ", ".join(f"{a}-{b}" for a, b in rec.shown) or "none"
+            raise ToolError(
+                ErrorCode.PARTIAL_VIEW,
+                f"You have seen only part of {path} (lines {ranges} of {rec.total_lines}); "
+                "write replaces the whole file, so read all of it first (offset and limit "
+                "for the rest), or use edit to change just the part you saw.",
+                path=path,
+            )
+        data = encode_for(ctx, path, p.content, snap.encoding)
+        new_view = to_view(p.content)
+        diff = whole_diff(snap.view, new_view, name=path)
+        ds = stat(diff)
+        before_lines, after_lines = len(snap.lines), count_lines(new_view)
+        fields: dict[str, object] = {
+            "path": path,
+            "type": "update",
+            "lines_before": before_lines,
+            "lines_after": after_lines,
+            "added": ds.added,
+            "removed": ds.removed,
+            "diff": diff,
+        }
+        if p.content == snap.raw:
+            session.put(record_for(snap, full_range(snap), None))
+            return success(
+                f"{path} already holds exactly this content; nothing was written.",
+                **fields,
+                via="none",
+                on_disk=True,
+            )
+        applied = await ctx.world.apply(Change(path, snap, p.content, data, snap.encoding, "write"))
+        after = applied.snapshot
+        session.put(record_for(after, full_range(after), None))
+        remember(ctx, after)
+        message = (
+            f"The file {path} has been updated successfully. {before_lines} line(s) before, "
+            f"{after_lines} line(s) after (≈ +{ds.added} / -{ds.removed})."
+        )
+        old_style, new_style = snap.endings.style, ending_stats(p.content).style
+        if old_style not in ("none", new_style) and new_style != "none":
+            message += (
+                f" Line endings changed from {line_ending_name(old_style)} to "
+                f"{line_ending_name(new_style)}, as written."
+            )
+        if applied.note:
+            message += " " + applied.note
+        await _notify(ctx, path, "write")
+        return success(message, **fields, via=applied.via, on_disk=applied.on_disk)

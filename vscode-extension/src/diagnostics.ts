@@ -1,0 +1,82 @@
+/** Collecting the errors VS Code reports for a file after an agent's edit. */
+import * as vscode from 'vscode';
+import type { DiagnosticInfo } from './format';
+
+export function errorInfos(uri: vscode.Uri): DiagnosticInfo[] {
+  return vscode.languages
+    .getDiagnostics(uri)
+    .filter((d) => d.severity === vscode.DiagnosticSeverity.Error)
+    .map((d) => {
+      const code = typeof d.code === 'object' && d.code !== null ? String(d.code.value) : d.code === undefined ? undefined : String(d.code);
+      return {
+        line: d.range.start.line + 1,
+        character: d.range.start.character + 1,
+        message: d.message,
+        source: d.source,
+        code,
+      };
+    });
+}
+
+/**
+ * Watches diagnostics from before a request is sent; after it, `settle(uri)` waits for the
+ * language features to report on the changed file (first change event, then a quiet period), at
+ * most `maxWaitMs`.
+ */
+export class DiagnosticsWatcher implements vscode.Disposable {
+  private readonly seen = new Set<string>();
+  private readonly listeners: Array<() => void> = [];
+  private readonly sub: vscode.Disposable;
+
+  constructor() {
+    this.sub = vscode.languages.onDidChangeDiagnostics((e) => {
+      for (const u of e.uris) {
+        this.seen.add(u.toString());
+      }
+      for (const l of this.listeners) {
+        l();
+      }
+    });
+  }
+
+  async settle(uri: vscode.Uri, maxWaitMs: number, token?: vscode.CancellationToken, quietMs = 400): Promise<void> {
+    const key = uri.toString();
+    const start = Date.now();
+    await new Promise<void>((resolve) => {
+      let quietTimer: NodeJS.Timeout | undefined;
+      const finish = (): void => {
+        clearTimeout(capTimer);
+        if (quietTimer) {
+          clearTimeout(quietTimer);
+        }
+        const i = this.listeners.indexOf(onChange);
+        if (i >= 0) {
+          this.listeners.splice(i, 1);
+        }
+        cancelSub?.dispose();
+        resolve();
+      };
+      const armQuiet = (): void => {
+        if (quietTimer) {
+          clearTimeout(quietTimer);
+        }
+        quietTimer = setTimeout(finish, Math.min(quietMs, Math.max(0, maxWaitMs - (Date.now() - start))));
+      };
+      const onChange = (): void => {
+        if (this.seen.has(key)) {
+          armQuiet();
+        }
+      };
+      const capTimer = setTimeout(finish, maxWaitMs);
+      const cancelSub = token?.onCancellationRequested(finish);
+      this.listeners.push(onChange);
+      if (this.seen.has(key)) {
+        armQuiet();
+      }
+    });
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+  }
+}

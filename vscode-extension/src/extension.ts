@@ -1,0 +1,101 @@
+import * as vscode from 'vscode';
+import { ActivityLog, ActivityTreeProvider } from './activity';
+import type { CommandResult, ServerStatus, SteadyhandApi } from './api';
+import { DiagnosticsWatcher } from './diagnostics';
+import { registerTools, ToolRunner } from './lmTools';
+import { ServerManager } from './server';
+import { COMMANDS } from './tools';
+
+let manager: ServerManager | undefined;
+
+function statusText(s: ServerStatus): { text: string; tooltip: string; background?: vscode.ThemeColor } {
+  const edits = `${s.editCount} agent edit${s.editCount === 1 ? '' : 's'}`;
+  switch (s.state) {
+    case 'running':
+      return {
+        text: `$(shield) Steadyhand · ${s.editCount}`,
+        tooltip: `Steadyhand server running (${s.serverVersion ?? ''}, Python ${s.pythonVersion ?? '?'})\n${edits} this session\nClick to show the agent activity.`,
+      };
+    case 'starting':
+      return { text: '$(sync~spin) Steadyhand', tooltip: 'Steadyhand server starting…' };
+    case 'failed':
+      return {
+        text: '$(error) Steadyhand',
+        tooltip: `Steadyhand server not running: ${s.error ?? 'unknown error'}\nClick to show the log.`,
+        background: new vscode.ThemeColor('statusBarItem.errorBackground'),
+      };
+    default:
+      return { text: '$(circle-slash) Steadyhand', tooltip: 'Steadyhand server stopped.' };
+  }
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<SteadyhandApi> {
+  const output = vscode.window.createOutputChannel('Steadyhand', { log: true });
+  const activity = new ActivityLog();
+  const server = new ServerManager(context, output, activity);
+  manager = server;
+  const watcher = new DiagnosticsWatcher();
+  const runner = new ToolRunner(server, watcher);
+  context.subscriptions.push(output, activity, server, watcher);
+
+  const tree = vscode.window.createTreeView('steadyhand.activity', { treeDataProvider: new ActivityTreeProvider(activity) });
+  context.subscriptions.push(tree);
+
+  const item = vscode.window.createStatusBarItem('steadyhand.status', vscode.StatusBarAlignment.Right, 100);
+  item.name = 'Steadyhand';
+  const renderStatus = (s: ServerStatus): void => {
+    const t = statusText(s);
+    item.text = t.text;
+    item.tooltip = t.tooltip;
+    item.backgroundColor = t.background;
+    item.command = s.state === 'failed' ? 'steadyhand.client.showOutput' : 'steadyhand.client.showActivity';
+    tree.badge = s.editCount > 0 ? { value: s.editCount, tooltip: `${s.editCount} agent edits this session` } : undefined;
+  };
+  renderStatus(server.status());
+  item.show();
+  context.subscriptions.push(item, server.onDidChangeStatus(renderStatus));
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('steadyhand.client.showOutput', () => output.show(true)),
+    vscode.commands.registerCommand('steadyhand.client.showActivity', async () => {
+      await vscode.commands.executeCommand('steadyhand.activity.focus');
+    }),
+    vscode.commands.registerCommand('steadyhand.client.restartServer', () => server.restart()),
+    vscode.commands.registerCommand('steadyhand.client.clearActivity', () => activity.clear()),
+    vscode.commands.registerCommand('steadyhand.client.openActivityItem', async (p: string) => {
+      try {
+        await vscode.window.showTextDocument(vscode.Uri.file(p), { preview: true });
+      } catch (err) {
+        void vscode.window.showWarningMessage(`Cannot open ${p}: ${String(err)}`);
+      }
+    }),
+    ...registerTools(runner, output),
+  );
+
+  void server.start();
+
+  const call = (command: string, params: object, token?: vscode.CancellationToken): Promise<CommandResult> =>
+    server.request(command, params as Record<string, unknown>, token);
+
+  const api: SteadyhandApi = {
+    apiVersion: 1,
+    ready: (timeoutMs) => server.ready(timeoutMs),
+    status: () => server.status(),
+    read: (params, token) => call(COMMANDS.read, params, token),
+    edit: (params, token) => call(COMMANDS.edit, params, token),
+    write: (params, token) => call(COMMANDS.write, params, token),
+    command: (command, params, token) => call(command, params, token),
+    forkSession: (session, parent = 'default') => call(COMMANDS.sessionFork, { session, parent }),
+    closeSession: (session) => call(COMMANDS.sessionClose, { session }),
+    invokeTool: (name, input, token) => runner.run(name, input, token),
+    onDidChangeFile: server.onDidChangeFile,
+    onDidRunCommand: server.onDidRunCommand,
+    onDidChangeStatus: server.onDidChangeStatus,
+  };
+  return api;
+}
+
+export async function deactivate(): Promise<void> {
+  await manager?.stop();
+  manager = undefined;
+}

@@ -1,0 +1,121 @@
+/**
+ * Turning server results and diagnostics into the text a model reads. Pure (no `vscode` import).
+ */
+
+/** What the server returns for every command (extra structured fields vary per command). */
+export interface CommandResult {
+  ok: boolean;
+  message: string;
+  error?: string;
+  path?: string;
+  [key: string]: unknown;
+}
+
+export function isCommandResult(value: unknown): value is CommandResult {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { ok?: unknown }).ok === 'boolean' &&
+    typeof (value as { message?: unknown }).message === 'string'
+  );
+}
+
+/** A diagnostic reduced to what the model needs; `line`/`character` are 1-based. */
+export interface DiagnosticInfo {
+  line: number;
+  character: number;
+  message: string;
+  source?: string;
+  code?: string;
+}
+
+export function formatDiagnostic(d: DiagnosticInfo): string {
+  const origin = [d.source, d.code].filter((s) => s !== undefined && s !== '').join(' ');
+  return `  line ${d.line}, column ${d.character}: ${d.message.replace(/\s+/g, ' ').trim()}${origin ? ` [${origin}]` : ''}`;
+}
+
+export const MAX_DIAGNOSTICS = 20;
+
+/** The diagnostics paragraph appended to an edit's or write's result. */
+export function formatDiagnosticsReport(path: string, newErrors: DiagnosticInfo[]): string {
+  if (newErrors.length === 0) {
+    return `The editor reports no new errors in ${path}.`;
+  }
+  const shown = newErrors.slice(0, MAX_DIAGNOSTICS).map(formatDiagnostic);
+  const more = newErrors.length > MAX_DIAGNOSTICS ? `\n  … and ${newErrors.length - MAX_DIAGNOSTICS} more` : '';
+  const noun = newErrors.length === 1 ? 'error' : 'errors';
+  return `After this change the editor reports ${newErrors.length} new ${noun} in ${path}:\n${shown.join('\n')}${more}\nFix them before you go on.`;
+}
+
+/**
+ * The text a language-model tool returns.
+ * `diagnostics`: undefined when not collected (reads, failed edits, report turned off).
+ */
+export function formatToolResult(result: CommandResult, diagnostics?: { path: string; newErrors: DiagnosticInfo[] }): string {
+  if (!result.ok) {
+    const code = result.error ?? 'error';
+    return `Error (${code}): ${result.message}`;
+  }
+  let text = result.message;
+  if (diagnostics) {
+    text += `\n\n${formatDiagnosticsReport(diagnostics.path, diagnostics.newErrors)}`;
+  }
+  return text;
+}
+
+/** A result for an input the extension refused before reaching the server. */
+export function invalidInputResult(message: string): CommandResult {
+  return { ok: false, error: 'invalid_params', message };
+}
+
+/** Result for a JSON-RPC error (e.g. InvalidParams) or a transport failure. */
+export function requestErrorResult(err: unknown): CommandResult {
+  const e = err as { code?: unknown; message?: unknown };
+  const msg = typeof e?.message === 'string' ? e.message : String(err);
+  if (e?.code === -32602) {
+    return { ok: false, error: 'invalid_params', message: msg };
+  }
+  if (e?.code === -32800) {
+    return { ok: false, error: 'cancelled', message: 'The request was cancelled.' };
+  }
+  return { ok: false, error: 'server_error', message: `The Steadyhand server could not run the request: ${msg}` };
+}
+
+/**
+ * Which errors are new: those in `after` not matched by one in `before` (same message, source and
+ * code; lines may have moved). Multiplicity counts.
+ */
+export function newDiagnostics(before: DiagnosticInfo[], after: DiagnosticInfo[]): DiagnosticInfo[] {
+  const key = (d: DiagnosticInfo): string => JSON.stringify([d.message, d.source ?? '', d.code ?? '']);
+  const pool = new Map<string, number>();
+  for (const d of before) {
+    pool.set(key(d), (pool.get(key(d)) ?? 0) + 1);
+  }
+  const out: DiagnosticInfo[] = [];
+  for (const d of after) {
+    const k = key(d);
+    const n = pool.get(k) ?? 0;
+    if (n > 0) {
+      pool.set(k, n - 1);
+    } else {
+      out.push(d);
+    }
+  }
+  return out;
+}
+
+/** Short text for the write confirmation. */
+export function describeWrite(path: string, content: string, exists: boolean): string {
+  const lines = content === '' ? 0 : content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
+  const bytes = Buffer.byteLength(content, 'utf8');
+  return `${exists ? 'Overwrite' : 'Create'} \`${path}\` with ${lines} line${lines === 1 ? '' : 's'} (${bytes} byte${bytes === 1 ? '' : 's'}).`;
+}
+
+/** One-line summary for the activity view and log. */
+export function summarize(command: string, result: CommandResult): string {
+  const verb = command.replace(/^steadyhand\./, '');
+  if (result.ok) {
+    return `${verb} ok`;
+  }
+  return `${verb} refused: ${result.error ?? 'error'}`;
+}

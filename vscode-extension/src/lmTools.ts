@@ -1,0 +1,105 @@
+/** The language-model tools: `steadyhand_read_file`, `steadyhand_edit_file`, `steadyhand_write_file`. */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as vscode from 'vscode';
+import { DiagnosticsWatcher, errorInfos } from './diagnostics';
+import { describeWrite, formatToolResult, invalidInputResult, newDiagnostics, type DiagnosticInfo } from './format';
+import type { ServerManager } from './server';
+import { resolveToolPath } from './paths';
+import { CONFIG_SECTION } from './settings';
+import { TOOLS, toolInputToCommand } from './tools';
+
+type ToolInput = Record<string, unknown>;
+
+export class ToolRunner {
+  constructor(
+    private readonly server: ServerManager,
+    private readonly watcher: DiagnosticsWatcher,
+  ) {}
+
+  private config(): vscode.WorkspaceConfiguration {
+    return vscode.workspace.getConfiguration(CONFIG_SECTION);
+  }
+
+  resolvePath(filePath: string): string {
+    return resolveToolPath(filePath, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, os.homedir());
+  }
+
+  /** Runs a tool and returns the text the model gets. */
+  async run(tool: string, input: unknown, token?: vscode.CancellationToken): Promise<string> {
+    const session = this.config().get<string>('tools.session') || 'default';
+    const mapped = toolInputToCommand(tool, input, session);
+    if (!mapped.ok) {
+      return formatToolResult(invalidInputResult(mapped.error));
+    }
+    const waitMs = this.config().get<number>('tools.diagnosticsWaitMs') ?? 2500;
+    const collect = mapped.spec.mutates && waitMs > 0;
+    let before: DiagnosticInfo[] = [];
+    if (collect) {
+      before = errorInfos(vscode.Uri.file(this.resolvePath(String(mapped.params.file_path))));
+    }
+    const result = await this.server.request(mapped.command, mapped.params, token);
+    if (!collect || !result.ok) {
+      return formatToolResult(result);
+    }
+    const filePath = typeof result.path === 'string' ? result.path : this.resolvePath(String(mapped.params.file_path));
+    const uri = vscode.Uri.file(filePath);
+    try {
+      // Language features only check open documents: open it (in the background) if needed.
+      if (!vscode.workspace.textDocuments.some((d) => d.uri.fsPath === uri.fsPath)) {
+        await vscode.workspace.openTextDocument(uri);
+      }
+      await this.watcher.settle(uri, waitMs, token);
+    } catch (err) {
+      return `${formatToolResult(result)}\n\n(Could not collect the editor's diagnostics: ${String(err)})`;
+    }
+    const fresh = newDiagnostics(before, errorInfos(uri));
+    return formatToolResult(result, { path: filePath, newErrors: fresh });
+  }
+}
+
+class SteadyhandTool implements vscode.LanguageModelTool<ToolInput> {
+  constructor(
+    private readonly name: string,
+    private readonly runner: ToolRunner,
+  ) {}
+
+  prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<ToolInput>): vscode.PreparedToolInvocation {
+    const input = options.input ?? {};
+    const filePath = typeof input.file_path === 'string' ? input.file_path : '';
+    const shown = filePath ? vscode.workspace.asRelativePath(this.runner.resolvePath(filePath)) : 'a file';
+    switch (this.name) {
+      case 'steadyhand_read_file':
+        return { invocationMessage: `Reading ${shown}` };
+      case 'steadyhand_edit_file':
+        return { invocationMessage: `Editing ${shown}` };
+      default: {
+        const confirm = vscode.workspace.getConfiguration(CONFIG_SECTION).get<boolean>('tools.confirmWrites') ?? true;
+        const abs = filePath ? this.runner.resolvePath(filePath) : '';
+        const exists = abs !== '' && fs.existsSync(abs);
+        const content = typeof input.content === 'string' ? input.content : '';
+        return {
+          invocationMessage: `${exists ? 'Overwriting' : 'Creating'} ${shown}`,
+          confirmationMessages: confirm
+            ? { title: exists ? 'Overwrite file?' : 'Create file?', message: new vscode.MarkdownString(describeWrite(shown, content, exists)) }
+            : undefined,
+        };
+      }
+    }
+  }
+
+  async invoke(options: vscode.LanguageModelToolInvocationOptions<ToolInput>, token: vscode.CancellationToken): Promise<vscode.LanguageModelToolResult> {
+    const text = await this.runner.run(this.name, options.input, token);
+    return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(text)]);
+  }
+}
+
+export function registerTools(runner: ToolRunner, log: vscode.LogOutputChannel): vscode.Disposable[] {
+  const lm = (vscode as { lm?: { registerTool?: typeof vscode.lm.registerTool } }).lm;
+  if (!lm?.registerTool) {
+    log.warn('This VS Code has no language-model tools API (vscode.lm.registerTool); the tools are not registered.');
+    return [];
+  }
+  return TOOLS.map((t) => lm.registerTool!(t.tool, new SteadyhandTool(t.tool, runner)));
+}
+

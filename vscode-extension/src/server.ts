@@ -1,0 +1,489 @@
+/**
+ * Owns the language client: finds Python, prepares the bundled server, starts it over stdio,
+ * restarts it when it crashes, and forwards settings.
+ */
+import { execFile } from 'node:child_process';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import {
+  CloseAction,
+  DidChangeConfigurationNotification,
+  ErrorAction,
+  ExecuteCommandRequest,
+  LanguageClient,
+  RevealOutputChannelOn,
+  State,
+  TransportKind,
+  type ErrorHandler,
+  type LanguageClientOptions,
+  type ServerOptions,
+  type StaticFeature,
+} from 'vscode-languageclient/node';
+import type { ActivityLog } from './activity';
+import type { CommandEvent, FileChangedEvent, ServerState, ServerStatus } from './api';
+import { isCommandResult, requestErrorResult, type CommandResult } from './format';
+import {
+  describeCandidate,
+  formatVersion,
+  interpreterCandidates,
+  parseProbeOutput,
+  PROBE_CODE,
+  resolveInterpreter,
+  type Candidate,
+  type ProbeResult,
+  type ResolvedInterpreter,
+} from './interpreter';
+import { ensureServerEnv, pruneOldEnvs, pythonEnv } from './pythonEnv';
+import { handleSaveDocuments, type SaveDocumentsParams } from './saveDocuments';
+import { CONFIG_SECTION, readServerSettings, type ServerSettings } from './settings';
+
+const FILE_CHANGED = 'steadyhand/fileChanged';
+const SAVE_DOCUMENTS = 'steadyhand/saveDocuments';
+const RESTART_WINDOW_MS = 3 * 60_000;
+const MAX_RESTARTS = 5;
+
+function probe(candidate: Candidate): Promise<ProbeResult> {
+  return new Promise((resolve) => {
+    execFile(
+      candidate.command,
+      [...candidate.args, '-c', PROBE_CODE],
+      { timeout: 20_000, windowsHide: true, env: pythonEnv(undefined) },
+      (err, stdout, stderr) => {
+        if (err) {
+          const e = err as NodeJS.ErrnoException;
+          const reason = e.code === 'ENOENT' ? 'not found' : `failed: ${(stderr || err.message).trim().split('\n').pop() ?? ''}`;
+          resolve({ ok: false, reason });
+          return;
+        }
+        resolve(parseProbeOutput(stdout));
+      },
+    );
+  });
+}
+
+interface PythonExtensionApi {
+  environments?: {
+    getActiveEnvironmentPath?(resource?: vscode.Uri): { path?: string } | undefined;
+    resolveEnvironment?(env: { path?: string } | string): Promise<{ executable?: { uri?: vscode.Uri } } | undefined>;
+    onDidChangeActiveEnvironmentPath?: vscode.Event<unknown>;
+  };
+  settings?: { getExecutionDetails?(resource?: vscode.Uri): { execCommand?: string[] } | undefined };
+}
+
+async function withTimeout<T>(p: Thenable<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  try {
+    return await Promise.race([Promise.resolve(p), t]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export class ServerManager implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private state: ServerState = 'stopped';
+  private error: string | undefined;
+  private interp: ResolvedInterpreter | undefined;
+  private sitePackages: string | undefined;
+  private readyWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+  private restarts: number[] = [];
+  private starting: Promise<void> | undefined;
+  private notified = new Set<string>();
+  private pythonExtSub: vscode.Disposable | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  private readonly statusEmitter = new vscode.EventEmitter<ServerStatus>();
+  readonly onDidChangeStatus = this.statusEmitter.event;
+  private readonly fileEmitter = new vscode.EventEmitter<FileChangedEvent>();
+  readonly onDidChangeFile = this.fileEmitter.event;
+  private readonly commandEmitter = new vscode.EventEmitter<CommandEvent>();
+  readonly onDidRunCommand = this.commandEmitter.event;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    readonly output: vscode.LogOutputChannel,
+    private readonly activity: ActivityLog,
+  ) {
+    this.disposables.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (!e.affectsConfiguration(CONFIG_SECTION)) {
+          return;
+        }
+        if (e.affectsConfiguration(`${CONFIG_SECTION}.server.python`)) {
+          this.output.info('steadyhand.server.python changed: restarting the server');
+          this.notified.clear();
+          void this.restart();
+        } else {
+          this.pushSettings();
+        }
+      }),
+    );
+  }
+
+  settings(): ServerSettings {
+    const cfg = vscode.workspace.getConfiguration(CONFIG_SECTION);
+    const { settings, problems } = readServerSettings((name) => cfg.get(name));
+    for (const p of problems) {
+      this.output.warn(p);
+    }
+    return settings;
+  }
+
+  private pushSettings(): void {
+    if (this.client && this.state === 'running') {
+      const settings = this.settings();
+      this.output.info(`Sending settings to the server: ${JSON.stringify(settings)}`);
+      void this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: { [CONFIG_SECTION]: settings } });
+    }
+  }
+
+  status(): ServerStatus {
+    const init = this.client?.initializeResult;
+    return {
+      state: this.state,
+      editCount: this.activity.editCount,
+      python: this.interp?.executable,
+      pythonVersion: this.interp ? formatVersion(this.interp.version) : undefined,
+      sitePackages: this.sitePackages,
+      serverName: init?.serverInfo?.name,
+      serverVersion: init?.serverInfo?.version,
+      commands: init?.capabilities.executeCommandProvider?.commands ?? [],
+      error: this.error,
+    };
+  }
+
+  private setState(state: ServerState, error?: string): void {
+    this.state = state;
+    this.error = error;
+    if (state === 'running') {
+      for (const w of this.readyWaiters.splice(0)) {
+        w.resolve();
+      }
+    } else if (state === 'failed') {
+      for (const w of this.readyWaiters.splice(0)) {
+        w.reject(new Error(error ?? 'the Steadyhand server failed to start'));
+      }
+    }
+    this.statusEmitter.fire(this.status());
+  }
+
+  /** Fires the status event (e.g. after the edit count changed). */
+  refreshStatus(): void {
+    this.statusEmitter.fire(this.status());
+  }
+
+  ready(timeoutMs = 120_000): Promise<void> {
+    if (this.state === 'running') {
+      return Promise.resolve();
+    }
+    if (this.state === 'failed') {
+      return Promise.reject(new Error(this.error ?? 'the Steadyhand server is not running'));
+    }
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the Steadyhand server did not start within ${timeoutMs} ms`)), timeoutMs);
+      this.readyWaiters.push({
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      });
+    });
+  }
+
+  private async notifyOnce(key: string, kind: 'error' | 'warning', message: string, ...actions: Array<{ title: string; run: () => void }>): Promise<void> {
+    if (this.notified.has(key)) {
+      return;
+    }
+    this.notified.add(key);
+    const show = kind === 'error' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
+    const picked = await show(message, ...actions.map((a) => a.title));
+    actions.find((a) => a.title === picked)?.run();
+  }
+
+  private openSettingAction = { title: 'Open Setting', run: () => void vscode.commands.executeCommand('workbench.action.openSettings', 'steadyhand.server.python') };
+  private showLogAction = { title: 'Show Log', run: () => this.output.show(true) };
+
+  private async pythonExtensionInterpreter(): Promise<string | undefined> {
+    const ext = vscode.extensions.getExtension<PythonExtensionApi>('ms-python.python');
+    if (!ext) {
+      return undefined;
+    }
+    try {
+      const api = ext.isActive ? ext.exports : await withTimeout(ext.activate(), 20_000);
+      const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
+      const envs = api?.environments;
+      if (envs && !this.pythonExtSub && envs.onDidChangeActiveEnvironmentPath) {
+        this.pythonExtSub = envs.onDidChangeActiveEnvironmentPath(() => {
+          if (this.interp?.source === 'python-extension' || this.state === 'failed') {
+            this.output.info("The Python extension's interpreter changed: restarting the server");
+            void this.restart();
+          }
+        });
+      }
+      const active = envs?.getActiveEnvironmentPath?.(resource);
+      if (active?.path) {
+        const resolved = envs?.resolveEnvironment ? await withTimeout(envs.resolveEnvironment(active), 20_000) : undefined;
+        return resolved?.executable?.uri?.fsPath ?? active.path;
+      }
+      return api?.settings?.getExecutionDetails?.(resource)?.execCommand?.[0];
+    } catch (err) {
+      this.output.warn(`Could not ask the Python extension for its interpreter: ${String(err)}`);
+      return undefined;
+    }
+  }
+
+  start(): Promise<void> {
+    if (!this.starting) {
+      this.starting = this.doStart().finally(() => {
+        this.starting = undefined;
+      });
+    }
+    return this.starting;
+  }
+
+  private async doStart(): Promise<void> {
+    this.setState('starting');
+    const setting = vscode.workspace.getConfiguration(CONFIG_SECTION).get<string>('server.python');
+    const fromExt = setting && setting.trim() !== '' ? undefined : await this.pythonExtensionInterpreter();
+    const candidates = interpreterCandidates(setting, fromExt, process.platform);
+    const resolved = await resolveInterpreter(candidates, probe);
+    if (!resolved.ok) {
+      for (const d of resolved.details) {
+        this.output.error(d);
+      }
+      this.output.error(resolved.message);
+      this.activity.addServer(resolved.message, false);
+      this.setState('failed', resolved.message);
+      void this.notifyOnce(`python:${setting ?? ''}`, 'error', resolved.message, this.openSettingAction, this.showLogAction);
+      return;
+    }
+    for (const d of resolved.skipped) {
+      this.output.warn(`Skipped ${d}`);
+    }
+    this.interp = resolved;
+    this.output.info(`Using Python ${formatVersion(resolved.version)} at ${resolved.executable} (${describeCandidate(resolved)})`);
+
+    const bundledDir = path.join(this.context.extensionPath, 'bundled');
+    const storageDir = this.context.globalStorageUri.fsPath;
+    try {
+      const env = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: 'Steadyhand: preparing the server' },
+        () =>
+          ensureServerEnv({
+            bundledDir,
+            storageDir,
+            python: { command: resolved.command, args: resolved.args, executable: resolved.executable, version: resolved.version },
+            log: (l) => this.output.info(l),
+            allowOnline: true,
+          }),
+      );
+      this.sitePackages = env.sitePackages;
+      this.output.info(
+        env.sitePackages ? `Server environment ${env.how}: ${env.sitePackages}` : 'Server: using the interpreter’s own steadyhand package',
+      );
+      if (env.sitePackages) {
+        pruneOldEnvs(storageDir, path.basename(path.dirname(env.sitePackages)), (l) => this.output.info(l));
+      }
+    } catch (err) {
+      const msg = `Steadyhand cannot start: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
+      this.output.error(err instanceof Error ? err.message : String(err));
+      this.activity.addServer(msg, false);
+      this.setState('failed', msg);
+      void this.notifyOnce(`env:${resolved.executable}`, 'error', msg, this.showLogAction, this.openSettingAction);
+      return;
+    }
+
+    const client = this.createClient(resolved);
+    this.client = client;
+    try {
+      await client.start();
+      const info = client.initializeResult?.serverInfo;
+      const msg = `Server ${info?.name ?? 'steadyhand'} ${info?.version ?? ''} running (Python ${formatVersion(resolved.version)})`.replace(/\s+/g, ' ');
+      this.output.info(msg);
+      this.activity.addServer(msg, true);
+      this.setState('running');
+      this.pushSettings();
+    } catch (err) {
+      const msg = `Steadyhand server failed to start: ${err instanceof Error ? err.message : String(err)}`;
+      this.output.error(msg);
+      this.activity.addServer(msg, false);
+      this.setState('failed', msg);
+      void this.notifyOnce(`start:${resolved.executable}`, 'error', msg, this.showLogAction);
+    }
+  }
+
+  private createClient(interp: ResolvedInterpreter): LanguageClient {
+    const serverOptions: ServerOptions = {
+      command: interp.command,
+      args: [...interp.args, '-m', 'steadyhand', 'serve'],
+      transport: TransportKind.stdio,
+      options: {
+        env: pythonEnv(this.sitePackages),
+        cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? this.context.globalStorageUri.fsPath,
+      },
+    };
+    const errorHandler: ErrorHandler = {
+      error: (_error, _message, count) => {
+        if ((count ?? 0) <= 3) {
+          return { action: ErrorAction.Continue, handled: true };
+        }
+        return { action: ErrorAction.Shutdown, handled: true };
+      },
+      closed: () => {
+        const now = Date.now();
+        this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
+        if (this.restarts.length < MAX_RESTARTS) {
+          this.restarts.push(now);
+          const msg = `The Steadyhand server stopped unexpectedly; restarting it (${this.restarts.length}/${MAX_RESTARTS} in 3 minutes).`;
+          this.output.warn(msg);
+          this.activity.addServer(msg, false);
+          return { action: CloseAction.Restart, handled: true };
+        }
+        const msg = `The Steadyhand server crashed ${MAX_RESTARTS} times in 3 minutes and was not restarted.`;
+        this.output.error(msg);
+        this.activity.addServer(msg, false);
+        this.setState('failed', msg);
+        void this.notifyOnce(`crash:${now}`, 'error', `${msg} See the log for the reason.`, this.showLogAction, {
+          title: 'Restart',
+          run: () => void this.restart(),
+        });
+        return { action: CloseAction.DoNotRestart, handled: true };
+      },
+    };
+    const clientOptions: LanguageClientOptions = {
+      // The server needs every open file's buffer (the buffer is the truth for open documents).
+      documentSelector: [{ scheme: 'file' }],
+      outputChannel: this.output,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      initializationOptions: () => this.settings(),
+      errorHandler,
+      connectionOptions: { maxRestartCount: MAX_RESTARTS },
+      textSynchronization: { delayOpenNotifications: false },
+      diagnosticCollectionName: 'steadyhand',
+      middleware: {
+        executeCommand: async (command, args, next) => {
+          const result: unknown = await next(command, args);
+          const params = (args[0] ?? {}) as Record<string, unknown>;
+          if (isCommandResult(result)) {
+            this.observe(command, params, result);
+          }
+          return result;
+        },
+        workspace: {
+          configuration: async (params, token, next) => {
+            const values = await next(params, token);
+            if (!Array.isArray(values)) {
+              return values;
+            }
+            return params.items.map((item, i) => (item.section === CONFIG_SECTION ? this.settings() : values[i]));
+          },
+        },
+      },
+    };
+    const client = new LanguageClient('steadyhand', 'Steadyhand', serverOptions, clientOptions);
+    const saveFeature: StaticFeature = {
+      fillClientCapabilities: (caps) => {
+        const experimental = (caps.experimental ?? {}) as Record<string, unknown>;
+        const mine = (experimental.steadyhand ?? {}) as Record<string, unknown>;
+        experimental.steadyhand = { ...mine, saveDocuments: true };
+        caps.experimental = experimental;
+      },
+      initialize: () => undefined,
+      getState: () => ({ kind: 'static' }),
+      clear: () => undefined,
+    };
+    client.registerFeature(saveFeature);
+    client.onNotification(FILE_CHANGED, (p: FileChangedEvent) => {
+      this.output.info(`File changed outside the agent: ${p.path} (${p.kind})`);
+      this.activity.addFileChanged(p);
+      this.fileEmitter.fire(p);
+    });
+    client.onRequest(SAVE_DOCUMENTS, async (p: SaveDocumentsParams) => {
+      const result = await handleSaveDocuments(p);
+      for (const r of result.results) {
+        if (!r.saved) {
+          this.output.warn(`Could not save ${r.uri} for the server: ${r.error ?? ''}`);
+        }
+      }
+      return result;
+    });
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Running && this.state !== 'running' && this.client === client && !this.starting) {
+        this.setState('running');
+      } else if (e.newState === State.Starting && this.client === client && this.state === 'running') {
+        this.setState('starting');
+      } else if (e.newState === State.Stopped && this.client === client && this.state === 'running') {
+        this.setState('stopped');
+      }
+    });
+    return client;
+  }
+
+  private observe(command: string, params: Record<string, unknown>, result: CommandResult): void {
+    const ev: CommandEvent = { command, params, result };
+    this.activity.addCommand(ev);
+    this.output.info(`${command} ${typeof params.file_path === 'string' ? params.file_path : ''}: ${result.ok ? 'ok' : `refused (${result.error ?? 'error'})`}`);
+    this.commandEmitter.fire(ev);
+    this.refreshStatus();
+  }
+
+  /** Runs a server command with one parameter object; refusals and failures come back as results. */
+  async request(command: string, params: Record<string, unknown>, token?: vscode.CancellationToken): Promise<CommandResult> {
+    if (this.state !== 'running') {
+      try {
+        await this.ready(60_000);
+      } catch (err) {
+        return { ok: false, error: 'server_not_running', message: `The Steadyhand server is not running: ${err instanceof Error ? err.message : String(err)}` };
+      }
+    }
+    const client = this.client;
+    if (!client) {
+      return { ok: false, error: 'server_not_running', message: 'The Steadyhand server is not running.' };
+    }
+    let result: CommandResult;
+    try {
+      const raw: unknown = await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [params] }, token);
+      result = isCommandResult(raw) ? raw : { ok: false, error: 'server_error', message: `Unexpected result from the server: ${JSON.stringify(raw)}` };
+    } catch (err) {
+      result = requestErrorResult(err);
+    }
+    this.observe(command, params, result);
+    return result;
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    this.restarts = [];
+    await this.start();
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      try {
+        await client.stop(5_000);
+      } catch (err) {
+        this.output.warn(`Stopping the server: ${String(err)}`);
+      }
+      await client.dispose();
+    }
+    this.setState('stopped');
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.pythonExtSub?.dispose();
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+    this.statusEmitter.dispose();
+    this.fileEmitter.dispose();
+    this.commandEmitter.dispose();
+  }
+}
