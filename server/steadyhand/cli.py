@@ -22,9 +22,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="TCP host (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=2087, help="TCP port (default 2087)")
     serve.add_argument("--log-file", help="write the log to this file as well as stderr")
-    serve.add_argument(
-        "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
-    )
+    serve.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     demo = sub.add_parser("demo", help="walk through read/edit/write against a sample workspace")
     demo.add_argument("--keep", action="store_true", help="keep the temporary workspace")
     return p

@@ -69,10 +69,18 @@ async def _drive(root: Path) -> bool:
         print("\n(meanwhile a user edits src/greeting.py in another editor: Goodbye → See you)")
 
     steps = [
-        Step("1. Read a file", "steadyhand.read", {"file_path": "src/greeting.py"},
-             lambda r: r["ok"] and r["type"] == "text" and "def greet" in r["message"]),
-        Step("2. Read the notes (they use curly quotes)", "steadyhand.read",
-             {"file_path": notes}, lambda r: r["ok"]),
+        Step(
+            "1. Read a file",
+            "steadyhand.read",
+            {"file_path": "src/greeting.py"},
+            lambda r: r["ok"] and r["type"] == "text" and "def greet" in r["message"],
+        ),
+        Step(
+            "2. Read the notes (they use curly quotes)",
+            "steadyhand.read",
+            {"file_path": notes},
+            lambda r: r["ok"],
+        ),
         Step(
             "3. Edit with straight quotes: found thanks to quote normalization",
             "steadyhand.edit",
@@ -81,29 +89,44 @@ async def _drive(root: Path) -> bool:
                 "old_string": 'The team\'s "quick start" takes two commands.',
                 "new_string": 'The team\'s "quick start" takes two commands: make demo, make test.',
             },
-            lambda r: r["ok"] and r["matched"] == "quotes"
-            and "team’s “quick start” takes two commands: make demo" in Path(notes).read_text(),
+            lambda r: (
+                r["ok"]
+                and r["matched"] == "quotes"
+                and "team’s “quick start” takes two commands: make demo" in Path(notes).read_text()
+            ),
         ),
         Step(
             "4. Edit after the file changed behind the agent's back: refused as stale",
             "steadyhand.edit",
             {"file_path": greeting, "old_string": "Goodbye", "new_string": "Farewell"},
-            lambda r: not r["ok"] and r["error"] == "stale" and "See you" in Path(greeting).read_text(),
+            lambda r: (
+                not r["ok"] and r["error"] == "stale" and "See you" in Path(greeting).read_text()
+            ),
             before=behind_the_back,
         ),
-        Step("5. Re-read the file", "steadyhand.read", {"file_path": greeting},
-             lambda r: r["ok"] and "See you" in r["message"]),
+        Step(
+            "5. Re-read the file",
+            "steadyhand.read",
+            {"file_path": greeting},
+            lambda r: r["ok"] and "See you" in r["message"],
+        ),
         Step(
             "6. Edit again, on the current text: applied",
             "steadyhand.edit",
-            {"file_path": greeting, "old_string": "See you, {name}.",
-             "new_string": "See you soon, {name}."},
+            {
+                "file_path": greeting,
+                "old_string": "See you, {name}.",
+                "new_string": "See you soon, {name}.",
+            },
             lambda r: r["ok"] and "See you soon" in Path(greeting).read_text(),
         ),
         Step(
             "7. Write a new file in a folder that does not exist yet",
             "steadyhand.write",
-            {"file_path": created, "content": 'def shout(s: str) -> str:\n    return s.upper() + "!"\n'},
+            {
+                "file_path": created,
+                "content": 'def shout(s: str) -> str:\n    return s.upper() + "!"\n',
+            },
             lambda r: r["ok"] and r["type"] == "create" and Path(created).exists(),
         ),
         Step(
@@ -115,8 +138,13 @@ async def _drive(root: Path) -> bool:
                 '    return f"Hello, {name}!"\n\n\ndef greet_all(names: list[str]) -> list[str]:\n'
                 "    return [greet(n) for n in names]\n",
             },
-            lambda r: r["ok"] and r["type"] == "update" and r["added"] >= 1 and r["removed"] >= 1
-            and "≈ +" in r["message"],
+            lambda r: (
+                r["ok"]
+                and r["type"] == "update"
+                and r["added"] >= 1
+                and r["removed"] >= 1
+                and "≈ +" in r["message"]
+            ),
         ),
     ]
     all_ok = True
@@ -124,8 +152,11 @@ async def _drive(root: Path) -> bool:
         for step in steps:
             if step.before is not None:
                 step.before()
-            result = await client.workspace_execute_command_async(
-                types.ExecuteCommandParams(command=step.command, arguments=[step.params])
+            result: dict[str, Any] = (
+                await client.workspace_execute_command_async(
+                    types.ExecuteCommandParams(command=step.command, arguments=[step.params])
+                )
+                or {}
             )
             try:
                 ok = bool(step.expect(result))
@@ -136,7 +167,7 @@ async def _drive(root: Path) -> bool:
     finally:
         await client.shutdown_async(None)
         client.exit(None)
-        await client.stop()
+        await client.stop()  # type: ignore[no-untyped-call]
     return all_ok
 
 
@@ -151,7 +182,10 @@ def run_demo(keep: bool = False) -> int:
     finally:
         if not keep:
             shutil.rmtree(tmp, ignore_errors=True)
-    print("\n" + ("All steps behaved as expected." if ok else "Some steps did NOT behave as expected."))
+    print(
+        "\n"
+        + ("All steps behaved as expected." if ok else "Some steps did NOT behave as expected.")
+    )
     return 0 if ok else 1
 
 

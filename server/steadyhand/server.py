@@ -115,12 +115,12 @@ async def _run(
         result = failure(err, path if isinstance(path, str) else None)
     except Exception as exc:  # a bug must still answer, never crash the server
         log.exception("command failed")
-        err = ToolError(
+        internal = ToolError(
             ErrorCode.IO_ERROR,
             f"Steadyhand failed unexpectedly ({type(exc).__name__}: {exc}). Retry once; if "
             "it fails again, tell the user.",
         )
-        result = failure(err)
+        result = failure(internal)
     return result
 
 
@@ -169,8 +169,6 @@ def create_server() -> SteadyhandServer:
 
     @ls.command(commands.PING)
     async def ping(ls: SteadyhandServer, *args: Any) -> Result:
-        return await _run(
-            ls, PingParams, args, lambda ctx, p: success("pong", version=__version__)
-        )
+        return await _run(ls, PingParams, args, lambda ctx, p: success("pong", version=__version__))
 
     return ls

@@ -66,4 +66,4 @@ def serve_stdio(server: LanguageServer) -> None:
     except (KeyboardInterrupt, SystemExit):
         pass
     finally:
-        server.shutdown()
+        server.shutdown()  # type: ignore[no-untyped-call]

@@ -61,6 +61,6 @@ export PATH="$NODE_DIR/bin:\$PATH"
 exec "$NODE_DIR/bin/node" "$CS_DIR/out/node/entry.js" "\$@"
 LAUNCH
 chmod +x "$LAUNCHER"
-"$LAUNCHER" --version >&2
+XDG_CONFIG_HOME="$ROOT/.probe-config" XDG_DATA_HOME="$ROOT/.probe-data" "$LAUNCHER" --version >&2
 touch "$ROOT/.ready"
 echo "$LAUNCHER"

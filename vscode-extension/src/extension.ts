@@ -29,7 +29,7 @@ function statusText(s: ServerStatus): { text: string; tooltip: string; backgroun
   }
 }
 
-export async function activate(context: vscode.ExtensionContext): Promise<SteadyhandApi> {
+export function activate(context: vscode.ExtensionContext): SteadyhandApi {
   const output = vscode.window.createOutputChannel('Steadyhand', { log: true });
   const activity = new ActivityLog();
   const server = new ServerManager(context, output, activity);

@@ -11,6 +11,7 @@ import {
   ErrorAction,
   ExecuteCommandRequest,
   LanguageClient,
+  ResponseError,
   RevealOutputChannelOn,
   State,
   TransportKind,
@@ -376,11 +377,12 @@ export class ServerManager implements vscode.Disposable {
         },
         workspace: {
           configuration: async (params, token, next) => {
-            const values = await next(params, token);
+            const values: unknown = await next(params, token);
             if (!Array.isArray(values)) {
-              return values;
+              return values as ResponseError<void>;
             }
-            return params.items.map((item, i) => (item.section === CONFIG_SECTION ? this.settings() : values[i]));
+            const list = values as unknown[];
+            return params.items.map((item, i): unknown => (item.section === CONFIG_SECTION ? this.settings() : list[i]));
           },
         },
       },

@@ -67,8 +67,9 @@ def from_disk(path: str) -> Snapshot:
     )
 
 
-def from_text(path: str, text: str, st: os.stat_result | None, version: int | None,
-              unsaved: bool | None) -> Snapshot:
+def from_text(
+    path: str, text: str, st: os.stat_result | None, version: int | None, unsaved: bool | None
+) -> Snapshot:
     """A snapshot of an open buffer's text."""
     return Snapshot(
         path=path,

@@ -56,7 +56,9 @@ def read_all(path: str) -> RawFile:
                 break
             chunks.append(chunk)
     except OSError as exc:
-        raise ToolError(ErrorCode.IO_ERROR, f"Cannot read {path}: {exc.strerror}.", path=path) from exc
+        raise ToolError(
+            ErrorCode.IO_ERROR, f"Cannot read {path}: {exc.strerror}.", path=path
+        ) from exc
     finally:
         os.close(fd)
     return RawFile(b"".join(chunks) if len(chunks) != 1 else chunks[0], st)
@@ -175,7 +177,9 @@ def stream_window(path: str, offset: int, limit: int) -> Window:
             if lo <= total <= hi:
                 lines.append(tail[:_MAX_KEPT_LINE].decode(enc.codec, "replace"))
     except OSError as exc:
-        raise ToolError(ErrorCode.IO_ERROR, f"Cannot read {path}: {exc.strerror}.", path=path) from exc
+        raise ToolError(
+            ErrorCode.IO_ERROR, f"Cannot read {path}: {exc.strerror}.", path=path
+        ) from exc
     finally:
         os.close(fd)
     return Window(lines, total, hasher.hexdigest(), st, enc, saw_crlf, saw_cr)

@@ -112,7 +112,9 @@ def resolve(file_path: str, roots: Roots) -> ResolvedPath:
     except OSError as exc:
         if exc.errno == 40:  # ELOOP
             raise _invalid(f"{file_path!r} is a symbolic link loop.") from exc
-        raise ToolError(ErrorCode.IO_ERROR, f"Cannot inspect {file_path!r}: {exc.strerror}.") from exc
+        raise ToolError(
+            ErrorCode.IO_ERROR, f"Cannot inspect {file_path!r}: {exc.strerror}."
+        ) from exc
     if st is not None and stat.S_ISLNK(st.st_mode):
         raise _invalid(f"{file_path!r} is a symbolic link that cannot be resolved (a loop?).")
     if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):

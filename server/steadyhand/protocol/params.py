@@ -176,9 +176,7 @@ def structure(cls: type[P], raw: Any, *, where: str = "the arguments") -> P:
     values: dict[str, Any] = {}
     for name, f in fields.items():
         if name not in raw or raw[name] is None:
-            required = (
-                f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-            )
+            required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
             if required:
                 raise ParamsError(
                     f"Missing required parameter `{name}` ({_type_name(hints[name])}).", name

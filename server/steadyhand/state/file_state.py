@@ -47,9 +47,9 @@ def missing_lines(ranges: tuple[Range, ...], lo: int, hi: int) -> Range | None:
     return (pos, hi) if pos <= hi else None
 
 
-def shift_ranges(ranges: tuple[Range, ...], first: int, last_old: int, last_new: int) -> tuple[
-    Range, ...
-]:
+def shift_ranges(
+    ranges: tuple[Range, ...], first: int, last_old: int, last_new: int
+) -> tuple[Range, ...]:
     """Ranges after lines ``first..last_old`` became ``first..last_new``; the edited
     lines count as shown (the agent wrote them)."""
     delta = last_new - last_old

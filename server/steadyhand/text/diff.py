@@ -53,8 +53,15 @@ def stat(diff: str) -> DiffStat:
     return DiffStat(added, removed)
 
 
-def region_diff(old_view: str, new_view: str, change_start: int, change_end_old: int,
-                change_end_new: int, *, name: str) -> str:
+def region_diff(
+    old_view: str,
+    new_view: str,
+    change_start: int,
+    change_end_old: int,
+    change_end_new: int,
+    *,
+    name: str,
+) -> str:
     """Diff of a change confined to ``old_view[change_start:change_end_old]``.
 
     ``new_view`` differs from ``old_view`` only between ``change_start`` and

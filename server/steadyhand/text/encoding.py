@@ -10,8 +10,8 @@ BINARY_SUFFIXES = frozenset(
     ".png .jpg .jpeg .gif .webp .bmp .ico .tif .tiff .pdf .zip .gz .tgz .bz2 .xz .zst .7z .rar "
     ".tar .jar .war .class .exe .dll .so .dylib .o .a .lib .obj .pyc .pyo .whl .egg .bin .dat "
     ".db .sqlite .sqlite3 .mp3 .mp4 .m4a .wav .ogg .flac .avi .mov .mkv .webm .woff .woff2 "
-    ".ttf .otf .eot .psd .xcf .iso .img .dmg .deb .rpm .apk .wasm .npy .npz .pkl .pickle .parquet"
-    .split()
+    ".ttf .otf .eot .psd .xcf .iso .img .dmg .deb .rpm .apk .wasm .npy .npz .pkl .pickle "
+    ".parquet".split()
 )
 
 

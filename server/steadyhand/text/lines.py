@@ -107,4 +107,3 @@ def line_of(view: str, offset: int) -> int:
 
 def line_ending_name(style: LineEnding) -> str:
     return {"lf": "LF", "crlf": "CRLF", "cr": "CR", "mixed": "mixed", "none": "none"}[style]
-

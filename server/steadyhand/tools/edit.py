@@ -104,8 +104,13 @@ def _require_shown(rec: FileRecord, snap: Snapshot, plan: EditPlan) -> None:
 
 
 async def apply_plan(
-    ctx: ToolContext, rec: FileRecord, snap: Snapshot, plan: EditPlan, session_name: str,
-    *, tool: str,
+    ctx: ToolContext,
+    rec: FileRecord,
+    snap: Snapshot,
+    plan: EditPlan,
+    session_name: str,
+    *,
+    tool: str,
 ) -> Result:
     """Turn a plan into the new text, send it to the world, and keep the cache true."""
     view = snap.view
@@ -135,6 +140,7 @@ async def apply_plan(
     first_line, last_old = _span_lines(view, Splice(first_sp.start, last_sp.end, ""))
     new_end = last_sp.end + growth
     last_new = first_line + new_view.count("\n", first_sp.start, max(first_sp.start, new_end - 1))
+    shown: tuple[tuple[int, int], ...]
     if rec.full_view:
         shown = ((1, len(after.lines)),) if after.lines else ()
     else:

@@ -1,0 +1,36 @@
+# Steadyhand — every target sets up what it needs (a local .venv) by itself.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PYTEST_ARGS ?=
+
+.PHONY: venv demo test lint format bench torture vsix clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+## The main job: drive the real server through a real LSP client on a sample workspace.
+demo: $(STAMP)
+	$(BIN)/steadyhand demo
+
+## The whole test suite (end-to-end over stdio, unit and property tests, lint and types).
+test: $(STAMP) lint
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check server tests bench
+	$(BIN)/ruff format --check server tests bench
+	$(BIN)/mypy
+
+format: $(STAMP)
+	$(BIN)/ruff format server tests bench
+	$(BIN)/ruff check --fix server tests bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

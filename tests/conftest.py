@@ -1,0 +1,72 @@
+"""Shared fixtures: a real Steadyhand server over stdio, driven by pytest-lsp's client.
+
+``client`` is initialized with one workspace folder (``workspace``, a fresh temp dir).
+``call(client, "steadyhand.read", file_path=...)`` runs a command and returns its result.
+``editor_client`` behaves like an editor: it advertises documentChanges, answers
+``workspace/applyEdit`` by applying the edit to its open documents (refusing on a version
+mismatch) and sends ``didChange``, and can answer ``steadyhand/saveDocuments``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+SERVER = [sys.executable, "-m", "steadyhand", "serve", "--log-level", "WARNING"]
+
+
+def server_config(env: dict[str, str] | None = None) -> ClientServerConfig:
+    full = dict(os.environ)
+    if env:
+        full.update(env)
+    return ClientServerConfig(server_command=SERVER, server_env=full)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return ws
+
+
+def init_params(
+    workspace: Path,
+    options: dict[str, Any] | None = None,
+    capabilities: types.ClientCapabilities | None = None,
+) -> types.InitializeParams:
+    return types.InitializeParams(
+        capabilities=capabilities or types.ClientCapabilities(),
+        root_uri=workspace.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
+        initialization_options=options,
+    )
+
+
+@pytest_lsp.fixture(config=server_config())
+async def client(lsp_client: LanguageClient, workspace: Path):  # type: ignore[no-untyped-def]
+    result = await lsp_client.initialize_session(init_params(workspace))
+    lsp_client.init_result = result  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def call(client: LanguageClient, command: str, **params: Any) -> dict[str, Any]:
+    """Run a Steadyhand command with one params object; return the result object."""
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=command, arguments=[params])
+    )
+    assert isinstance(result, dict), result
+    return result
+
+
+async def call_raw(client: LanguageClient, command: str, arguments: list[Any]) -> Any:
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=command, arguments=arguments)
+    )

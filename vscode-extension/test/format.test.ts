@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  describeWrite,
+  formatDiagnosticsReport,
+  formatToolResult,
+  isCommandResult,
+  MAX_DIAGNOSTICS,
+  newDiagnostics,
+  requestErrorResult,
+  type DiagnosticInfo,
+} from '../src/format';
+
+const d = (line: number, message: string, source = 'json'): DiagnosticInfo => ({ line, character: 1, message, source });
+
+describe('formatToolResult', () => {
+  it('returns the server message for a successful read', () => {
+    assert.equal(formatToolResult({ ok: true, message: '     1\thello' }), '     1\thello');
+  });
+  it('prefixes refusals with the error code', () => {
+    const text = formatToolResult({ ok: false, error: 'stale', message: 'The file changed since you read it.' });
+    assert.equal(text, 'Error (stale): The file changed since you read it.');
+  });
+  it('appends new errors after an edit', () => {
+    const text = formatToolResult(
+      { ok: true, message: 'Edited /w/a.json.' },
+      { path: '/w/a.json', newErrors: [d(3, 'Expected comma'), { line: 4, character: 7, message: 'Bad\n value', source: 'ts', code: '2304' }] },
+    );
+    assert.match(text, /^Edited \/w\/a\.json\.\n\nAfter this change the editor reports 2 new errors in \/w\/a\.json:/);
+    assert.match(text, /line 3, column 1: Expected comma \[json\]/);
+    assert.match(text, /line 4, column 7: Bad value \[ts 2304\]/);
+    assert.match(text, /Fix them/);
+  });
+  it('says so when there are no new errors', () => {
+    assert.match(formatToolResult({ ok: true, message: 'ok' }, { path: '/a', newErrors: [] }), /no new errors in \/a/);
+  });
+  it('caps long diagnostic lists', () => {
+    const many = Array.from({ length: MAX_DIAGNOSTICS + 5 }, (_, i) => d(i + 1, `e${i}`));
+    const text = formatDiagnosticsReport('/a', many);
+    assert.match(text, /… and 5 more/);
+    assert.equal(text.split('\n').filter((l) => l.startsWith('  line')).length, MAX_DIAGNOSTICS);
+  });
+});
+
+describe('newDiagnostics', () => {
+  it('keeps only errors not present before, even when lines moved', () => {
+    const before = [d(3, 'A'), d(5, 'B')];
+    const after = [d(4, 'A'), d(6, 'B'), d(7, 'C')];
+    assert.deepEqual(newDiagnostics(before, after), [d(7, 'C')]);
+  });
+  it('counts duplicates', () => {
+    assert.deepEqual(newDiagnostics([d(1, 'A')], [d(1, 'A'), d(2, 'A')]), [d(2, 'A')]);
+  });
+  it('treats another source as a different error', () => {
+    assert.equal(newDiagnostics([d(1, 'A', 'json')], [d(1, 'A', 'eslint')]).length, 1);
+  });
+});
+
+describe('request errors', () => {
+  it('maps InvalidParams to invalid_params with the server text', () => {
+    assert.deepEqual(requestErrorResult({ code: -32602, message: 'unknown key filePath (did you mean file_path?)' }), {
+      ok: false,
+      error: 'invalid_params',
+      message: 'unknown key filePath (did you mean file_path?)',
+    });
+  });
+  it('maps cancellation and other failures', () => {
+    assert.equal(requestErrorResult({ code: -32800, message: 'x' }).error, 'cancelled');
+    assert.equal(requestErrorResult(new Error('connection closed')).error, 'server_error');
+  });
+  it('recognizes result objects', () => {
+    assert.equal(isCommandResult({ ok: true, message: '' }), true);
+    assert.equal(isCommandResult({ ok: 'yes', message: '' }), false);
+    assert.equal(isCommandResult(null), false);
+  });
+});
+
+describe('describeWrite', () => {
+  it('counts lines and bytes', () => {
+    assert.equal(describeWrite('src/a.txt', 'a\nb\n', false), 'Create `src/a.txt` with 2 lines (4 bytes).');
+    assert.equal(describeWrite('a', 'é', true), 'Overwrite `a` with 1 line (2 bytes).');
+    assert.equal(describeWrite('a', '', false), 'Create `a` with 0 lines (0 bytes).');
+  });
+});

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { resolveToolPath } from '../src/paths';
+import { envKey, ensureServerEnv, pythonEnv, type BundleManifest } from '../src/pythonEnv';
+import { readServerSettings, SERVER_SETTINGS } from '../src/settings';
+import { decodeDisk, diskMatches } from '../src/textCompare';
+
+describe('readServerSettings', () => {
+  it('fills defaults for unset keys', () => {
+    const { settings, problems } = readServerSettings(() => undefined);
+    assert.deepEqual(problems, []);
+    assert.deepEqual(settings, Object.fromEntries(SERVER_SETTINGS.map((s) => [s.name, s.default])));
+    assert.equal(settings.saveAfterEdit, 'whenClean');
+    assert.equal(settings.maxReadBytes, 262144);
+  });
+  it('passes valid values and replaces invalid ones with the default', () => {
+    const values: Record<string, unknown> = { saveAfterEdit: 'sometimes', maxReadTokens: 100, denyGlobs: ['**/.env', 3], watch: false };
+    const { settings, problems } = readServerSettings((n) => values[n]);
+    assert.equal(settings.saveAfterEdit, 'whenClean');
+    assert.equal(settings.maxReadTokens, 100);
+    assert.deepEqual(settings.denyGlobs, []);
+    assert.equal(settings.watch, false);
+    assert.equal(problems.length, 2);
+    assert.match(problems.join('\n'), /steadyhand\.saveAfterEdit.*one of whenClean, always, never/);
+  });
+});
+
+describe('resolveToolPath', () => {
+  it('resolves relative, home, URI and absolute paths', () => {
+    assert.equal(resolveToolPath('src/a.py', '/w', '/home/u'), '/w/src/a.py');
+    assert.equal(resolveToolPath('~/notes.md', '/w', '/home/u'), '/home/u/notes.md');
+    assert.equal(resolveToolPath('file:///w/x%20y.txt', '/w', '/home/u'), '/w/x y.txt');
+    assert.equal(resolveToolPath('/w/../w/b.txt', '/x', '/home/u'), '/w/b.txt');
+  });
+});
+
+describe('textCompare', () => {
+  it('decodes UTF-8 with and without BOM and UTF-16 with BOM', () => {
+    assert.equal(decodeDisk(Buffer.from('héllo')), 'héllo');
+    assert.equal(decodeDisk(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('a')])), 'a');
+    assert.equal(decodeDisk(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hi', 'utf16le')])), 'hi');
+    const be = Buffer.from('hi', 'utf16le').swap16();
+    assert.equal(decodeDisk(Buffer.concat([Buffer.from([0xfe, 0xff]), be])), 'hi');
+  });
+  it('compares line endings exactly', () => {
+    assert.equal(diskMatches(Buffer.from('a\r\nb'), 'a\r\nb'), true);
+    assert.equal(diskMatches(Buffer.from('a\nb'), 'a\r\nb'), false);
+  });
+});
+
+describe('pythonEnv', () => {
+  const manifest: BundleManifest = { serverVersion: '0.1.0', requirement: 'steadyhand==0.1.0', pipWheel: 'pip.whl', wheels: ['a.whl', 'b.whl'] };
+  const py = { command: 'python3', args: [], executable: '/usr/bin/python3.11', version: [3, 11, 7] };
+  it('keys environments by bundle and interpreter', () => {
+    const k = envKey(manifest, py, 'linux', 'x64');
+    assert.match(k, /^0\.1\.0-py311-[0-9a-f]{12}$/);
+    assert.equal(envKey({ ...manifest, wheels: ['b.whl', 'a.whl'] }, py, 'linux', 'x64'), k);
+    assert.notEqual(envKey(manifest, { ...py, executable: '/venv/bin/python' }, 'linux', 'x64'), k);
+    assert.notEqual(envKey({ ...manifest, serverVersion: '0.2.0' }, py, 'linux', 'x64'), k);
+  });
+  it('sets a clean Python environment', () => {
+    const env = pythonEnv('/s/site', { PATH: '/bin', PYTHONPATH: '/evil', PYTHONHOME: '/h' });
+    assert.equal(env.PYTHONPATH, '/s/site');
+    assert.equal(env.PYTHONHOME, undefined);
+    assert.equal(env.PYTHONNOUSERSITE, '1');
+    assert.equal(pythonEnv(undefined, { PYTHONPATH: '/evil' }).PYTHONPATH, undefined);
+  });
+  it('without a bundle, refuses clearly when the interpreter lacks steadyhand', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sh-env-'));
+    const python = { command: process.env.PYTHON_FOR_TESTS ?? 'python3', args: ['-I'], executable: 'python3', version: [3, 11, 0] };
+    await assert.rejects(
+      ensureServerEnv({ bundledDir: path.join(tmp, 'none'), storageDir: tmp, python, log: () => undefined, allowOnline: false }),
+      /carries no bundled server/,
+    );
+  });
+});
