@@ -18,30 +18,44 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from steadyhand import __version__
-from steadyhand.apply.disk import DiskWorld
+from steadyhand.apply.editor import EditorWorld
 from steadyhand.config import Settings, settings_from
+from steadyhand.documents.open_docs import OpenDocuments
+from steadyhand.fs.atomic import start_journal
 from steadyhand.fs.syscalls import from_environment
+from steadyhand.guards.world import GuardedWorld
+from steadyhand.history.world import HistoryWorld
+from steadyhand.history.world import configure as configure_history
 from steadyhand.paths.resolve import Roots
 from steadyhand.protocol import commands
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import (
+    CheckpointParams,
     CloseParams,
     EditParams,
     ForkParams,
+    HistoryParams,
+    NotebookEditParams,
     ParamsError,
     PingParams,
     ReadParams,
+    RewindParams,
+    UndoParams,
     WriteParams,
     parse_arguments,
 )
 from steadyhand.protocol.results import Result, failure, success
 from steadyhand.state.content_store import ContentStore
 from steadyhand.state.file_state import SessionRegistry
+from steadyhand.tools import checkpoint as checkpoint_tools
 from steadyhand.tools import edit as edit_tool
+from steadyhand.tools import notebook_edit as notebook_tool
 from steadyhand.tools import read as read_tool
 from steadyhand.tools import sessions as session_tools
+from steadyhand.tools import undo as undo_tools
 from steadyhand.tools import write as write_tool
 from steadyhand.tools.context import ToolContext
+from steadyhand.watcher import Watcher
 
 log = logging.getLogger("steadyhand")
 
@@ -62,15 +76,59 @@ class SteadyhandServer(LanguageServer):
         )
         settings = Settings()
         syscalls = from_environment()
+        self.docs = OpenDocuments()
+        self.editor = EditorWorld(self, self.docs, syscalls, settings)
+        self.watcher: Watcher | None = None
         self.ctx = ToolContext(
             settings=settings,
             roots=Roots((), settings.allowed_paths, settings.deny_globs),
             sessions=SessionRegistry(settings.max_tracked_files),
             store=ContentStore(settings.content_store_bytes, settings.content_store_max_file_bytes),
             syscalls=syscalls,
-            world=DiskWorld(syscalls, settings.fsync),
+            world=self.editor,
+            on_change=self._changed_by_agent,
         )
+        # Every change passes the guards, then has the content it replaces kept in history.
+        self.ctx.world = GuardedWorld(HistoryWorld(self.ctx.world, self.ctx), self.ctx)
         self.edits = 0
+
+    def _changed_by_agent(self, path: str, tool: str) -> None:
+        self.edits += 1
+        self.ensure_watching()
+
+    # -- watching ---------------------------------------------------------------------
+
+    def ensure_watching(self) -> None:
+        """Start watching the roots once something is tracked (never blocks)."""
+        if not self.ctx.settings.watch:
+            return
+        if self.watcher is None:
+            import asyncio
+
+            self.watcher = Watcher(asyncio.get_running_loop(), self.external_change)
+        self.watcher.ensure(list(self.ctx.roots.workspace + self.ctx.roots.allowed))
+
+    def external_change(self, path: str, kind: str) -> None:
+        """A file changed on disk, seen by the watcher or the client's file events."""
+        real = os.path.realpath(path)
+        if not self.ctx.sessions.is_tracked(real):
+            return
+        if self.docs.uri_for(real) is not None:
+            return  # the open buffer is the truth; its own changes arrive as didChange
+        from steadyhand.state.hashing import content_hash
+
+        try:
+            with open(real, "rb") as fh:
+                now: str | None = content_hash(fh.read())
+        except OSError:
+            now = None
+        if now is not None and now == self.editor.own_writes.get(real):
+            return  # Steadyhand's own write
+        marked = self.ctx.sessions.mark_changed(real, now)
+        if marked:
+            kind = "deleted" if now is None else kind
+            log.info("%s changed behind the agent's back (%s)", real, kind)
+            self.protocol.notify(commands.FILE_CHANGED, {"path": real, "kind": kind})
 
     # -- settings and folders -------------------------------------------------------
 
@@ -86,9 +144,10 @@ class SteadyhandServer(LanguageServer):
         ctx.roots = Roots.of(self.workspace_paths(), settings.allowed_paths, settings.deny_globs)
         ctx.store.resize(settings.content_store_bytes, settings.content_store_max_file_bytes)
         ctx.sessions.max_files = settings.max_tracked_files
-        world = ctx.world
-        if isinstance(world, DiskWorld):
-            world.fsync = settings.fsync
+        self.editor.settings = settings
+        configure_history(ctx, self.workspace_paths())
+        if self.watcher is not None:
+            self.watcher.enabled = settings.watch
         log.info("settings: %s; roots: %s", settings, ctx.roots.workspace + ctx.roots.allowed)
 
 
@@ -110,6 +169,8 @@ async def _run(
     try:
         out = tool(ls.ctx, params)
         result = await out if isinstance(out, Awaitable) else out
+        if result.get("ok"):
+            ls.ensure_watching()
     except ToolError as err:
         path = getattr(params, "file_path", None)
         result = failure(err, path if isinstance(path, str) else None)
@@ -129,11 +190,62 @@ def create_server() -> SteadyhandServer:
 
     @ls.feature(types.INITIALIZE)
     def on_initialize(ls: SteadyhandServer, params: types.InitializeParams) -> None:
+        start_journal()  # remove temp files a crashed writer left, journal our own
         ls.apply_settings(settings_from(params.initialization_options))
 
     @ls.feature(types.INITIALIZED)
-    def on_initialized(ls: SteadyhandServer, params: types.InitializedParams) -> None:
+    async def on_initialized(ls: SteadyhandServer, params: types.InitializedParams) -> None:
         log.info("steadyhand %s ready (pid %d)", __version__, os.getpid())
+        ws = ls.client_capabilities.workspace
+        dyn = ws.did_change_watched_files if ws is not None else None
+        if dyn is not None and dyn.dynamic_registration and ls.ctx.settings.watch:
+            options = types.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[types.FileSystemWatcher(glob_pattern="**/*")]
+            )
+            try:
+                await ls.client_register_capability_async(
+                    types.RegistrationParams(
+                        registrations=[
+                            types.Registration(
+                                id="steadyhand-watched-files",
+                                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                register_options=options,
+                            )
+                        ]
+                    )
+                )
+            except Exception as exc:  # a client that refuses still works without it
+                log.info("client did not accept file watching registration: %s", exc)
+
+    @ls.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def on_open(ls: SteadyhandServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.docs.opened(params.text_document.uri)
+        ls.docs.changed(params.text_document.uri, params.text_document.text)
+
+    @ls.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def on_change(ls: SteadyhandServer, params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        ls.docs.changed(uri, ls.workspace.get_text_document(uri).source)
+
+    @ls.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def on_close(ls: SteadyhandServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.docs.closed(params.text_document.uri)
+
+    @ls.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def on_save(ls: SteadyhandServer, params: types.DidSaveTextDocumentParams) -> None:
+        pass
+
+    @ls.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def on_watched(ls: SteadyhandServer, params: types.DidChangeWatchedFilesParams) -> None:
+        kinds = {
+            types.FileChangeType.Created: "created",
+            types.FileChangeType.Changed: "modified",
+            types.FileChangeType.Deleted: "deleted",
+        }
+        for ev in params.changes:
+            path = uri_to_path(ev.uri)
+            if path.startswith("/"):
+                ls.external_change(path, kinds.get(ev.type, "modified"))
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def on_config(ls: SteadyhandServer, params: types.DidChangeConfigurationParams) -> None:
@@ -166,6 +278,26 @@ def create_server() -> SteadyhandServer:
     @ls.command(commands.SESSION_CLOSE)
     async def close(ls: SteadyhandServer, *args: Any) -> Result:
         return await _run(ls, CloseParams, args, session_tools.close)
+
+    @ls.command(commands.HISTORY)
+    async def history(ls: SteadyhandServer, *args: Any) -> Result:
+        return await _run(ls, HistoryParams, args, undo_tools.history)
+
+    @ls.command(commands.UNDO)
+    async def undo(ls: SteadyhandServer, *args: Any) -> Result:
+        return await _run(ls, UndoParams, args, undo_tools.undo)
+
+    @ls.command(commands.CHECKPOINT)
+    async def checkpoint(ls: SteadyhandServer, *args: Any) -> Result:
+        return await _run(ls, CheckpointParams, args, checkpoint_tools.checkpoint)
+
+    @ls.command(commands.REWIND)
+    async def rewind(ls: SteadyhandServer, *args: Any) -> Result:
+        return await _run(ls, RewindParams, args, checkpoint_tools.rewind)
+
+    @ls.command(commands.NOTEBOOK_EDIT)
+    async def notebook_edit(ls: SteadyhandServer, *args: Any) -> Result:
+        return await _run(ls, NotebookEditParams, args, notebook_tool.notebook_edit)
 
     @ls.command(commands.PING)
     async def ping(ls: SteadyhandServer, *args: Any) -> Result:

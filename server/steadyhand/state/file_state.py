@@ -176,5 +176,22 @@ class SessionRegistry:
                 n += 1
         return n
 
+    def mark_changed(self, path: str, disk_hash: str | None) -> int:
+        """Mark stale the disk records of ``path`` whose hash differs from ``disk_hash``
+        (None: the file is gone). Returns how many records were marked."""
+        n = 0
+        for s in self._sessions.values():
+            rec = s._records.get(path)
+            if rec is None or rec.stale:
+                continue
+            if disk_hash is not None and rec.source == "disk" and rec.hash == disk_hash:
+                continue
+            s._records[path] = rec.replace(stale=True, last_read=None)
+            n += 1
+        return n
+
+    def is_tracked(self, path: str) -> bool:
+        return any(path in s._records for s in self._sessions.values())
+
     def tracked_paths(self) -> set[str]:
         return {p for s in self._sessions.values() for p in s._records}

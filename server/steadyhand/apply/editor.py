@@ -1,0 +1,326 @@
+"""Changes to documents open in the editor: versioned WorkspaceEdits, then disk follows.
+
+For an open document the buffer is the truth. An agent change is sent as
+``workspace/applyEdit`` with a ``TextDocumentEdit`` carrying the version the staleness
+check validated, so the editor itself refuses it if the buffer moved in between. The
+edit is minimal (only the changed ranges) so cursors, folds and undo behave, and one
+agent call is one WorkspaceEdit: one undo step. Then disk follows the buffer according
+to ``saveAfterEdit``, never saving the user's own unsaved typing behind their back.
+Files that are not open go straight to disk (atomically).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from typing import Any, Protocol
+
+from lsprotocol import types
+
+from steadyhand.apply.disk import write_to_disk
+from steadyhand.config import Settings
+from steadyhand.documents.open_docs import OpenDocuments
+from steadyhand.documents.positions import PositionIndex, encoding_name
+from steadyhand.documents.snapshot import Snapshot, from_text
+from steadyhand.fs.atomic import atomic_write
+from steadyhand.fs.reader import decode_or_refuse, read_all
+from steadyhand.fs.syscalls import Syscalls
+from steadyhand.protocol.commands import SAVE_DOCUMENTS
+from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.text.diff import stat, whole_diff
+from steadyhand.text.encoding import UTF8, Encoding
+from steadyhand.text.lines import to_view, with_endings
+from steadyhand.text.matching import Splice
+from steadyhand.tools.context import Applied, Change
+
+log = logging.getLogger(__name__)
+
+#: How long to wait for the editor's didChange after it applied an edit.
+CHANGE_WAIT_S = 1.5
+#: After the editor saved: how long a formatter may take to change the document.
+FORMAT_SETTLE_S = 0.3
+
+ANNOTATION_ID = "steadyhand.agentEdit"
+
+
+class EditorServer(Protocol):
+    """The parts of the language server the editor world uses."""
+
+    @property
+    def client_capabilities(self) -> types.ClientCapabilities: ...
+    @property
+    def server_capabilities(self) -> types.ServerCapabilities: ...
+    @property
+    def workspace(self) -> Any: ...
+    @property
+    def protocol(self) -> Any: ...
+    async def workspace_apply_edit_async(
+        self, params: types.ApplyWorkspaceEditParams
+    ) -> types.ApplyWorkspaceEditResult: ...
+
+
+def minimal_splice(old: str, new: str) -> Splice:
+    """One splice turning ``old`` into ``new``: the differing middle only."""
+    n = min(len(old), len(new))
+    pre = 0
+    while pre < n and old[pre] == new[pre]:
+        pre += 1
+    suf = 0
+    while suf < n - pre and old[len(old) - 1 - suf] == new[len(new) - 1 - suf]:
+        suf += 1
+    # never split a CRLF pair (a position between CR and LF does not exist in LSP)
+    if pre > 0 and old[pre - 1] == "\r" and pre < len(old) and old[pre] == "\n":
+        pre -= 1
+    end = len(old) - suf
+    if suf > 0 and end > pre and old[end - 1] == "\r" and old[end] == "\n":
+        suf -= 1
+    return Splice(pre, len(old) - suf, new[pre : len(new) - suf])
+
+
+def _shrink(text: str, sp: Splice) -> Splice:
+    """``sp`` narrowed to the characters that really change."""
+    inner = minimal_splice(text[sp.start : sp.end], sp.text)
+    return Splice(sp.start + inner.start, sp.start + inner.end, inner.text)
+
+
+def disk_state(path: str) -> tuple[str | None, Encoding]:
+    """The disk's text (None if missing or unreadable) and its encoding."""
+    try:
+        raw = read_all(path)
+        text, enc = decode_or_refuse(path, raw.data)
+        return text, enc
+    except ToolError:
+        return None, UTF8
+
+
+class EditorWorld:
+    def __init__(
+        self, ls: EditorServer, docs: OpenDocuments, syscalls: Syscalls, settings: Settings
+    ) -> None:
+        self.ls = ls
+        self.docs = docs
+        self.syscalls = syscalls
+        self.settings = settings
+        #: path -> hash the server itself last wrote to disk (not an external change)
+        self.own_writes: dict[str, str] = {}
+
+    # -- capabilities ----------------------------------------------------------------
+
+    def _workspace_edit_caps(self) -> types.WorkspaceEditClientCapabilities | None:
+        ws = self.ls.client_capabilities.workspace
+        return ws.workspace_edit if ws is not None else None
+
+    def supports_document_changes(self) -> bool:
+        caps = self._workspace_edit_caps()
+        return bool(caps and caps.document_changes)
+
+    def supports_annotations(self) -> bool:
+        caps = self._workspace_edit_caps()
+        return bool(caps and caps.change_annotation_support is not None)
+
+    def supports_save_request(self) -> bool:
+        exp = self.ls.client_capabilities.experimental
+        if not isinstance(exp, dict):
+            return False
+        sh = exp.get("steadyhand")
+        return isinstance(sh, dict) and bool(sh.get("saveDocuments"))
+
+    def position_encoding(self) -> str:
+        enc = self.ls.server_capabilities.position_encoding
+        return encoding_name(str(enc) if enc is not None else None)
+
+    # -- World -----------------------------------------------------------------------
+
+    def current(self, path: str) -> Snapshot | None:
+        uri = self.docs.uri_for(path)
+        if uri is None:
+            return None
+        doc = self.ls.workspace.get_text_document(uri)
+        text: str = doc.source
+        try:
+            st: os.stat_result | None = os.stat(path)
+        except OSError:
+            st = None
+        disk_text, _ = disk_state(path) if st is not None else (None, UTF8)
+        unsaved = disk_text is None or to_view(disk_text) != to_view(text)
+        return from_text(path, text, st, doc.version, unsaved)
+
+    async def apply(self, change: Change) -> Applied:
+        uri = self.docs.uri_for(change.path)
+        before = change.before
+        if uri is None or before is None or before.source != "buffer":
+            applied = write_to_disk(change, self.syscalls, fsync=self.settings.fsync)
+            self.own_writes[change.path] = applied.snapshot.hash
+            return applied
+        return await self._apply_to_buffer(uri, change, before)
+
+    # -- open documents --------------------------------------------------------------
+
+    def _text_edits(
+        self, before: Snapshot, change: Change
+    ) -> list[types.TextEdit | types.AnnotatedTextEdit]:
+        idx = PositionIndex(before.raw, self.position_encoding())
+        if change.splices is not None:
+            newline = before.endings.dominant
+            nmap = before.newline_map
+            raw_splices = [
+                Splice(nmap.to_raw(s.start), nmap.to_raw(s.end), with_endings(s.text, newline))
+                for s in change.splices
+            ]
+        else:
+            raw_splices = [Splice(0, len(before.raw), change.new_raw)]
+        raw_splices = [_shrink(before.raw, sp) for sp in raw_splices]
+        edits: list[types.TextEdit | types.AnnotatedTextEdit] = []
+        for sp in raw_splices:
+            start, end = idx.position(sp.start), idx.position(sp.end)
+            rng = types.Range(
+                start=types.Position(line=start[0], character=start[1]),
+                end=types.Position(line=end[0], character=end[1]),
+            )
+            if self.supports_annotations():
+                edits.append(
+                    types.AnnotatedTextEdit(
+                        range=rng, new_text=sp.text, annotation_id=ANNOTATION_ID
+                    )
+                )
+            else:
+                edits.append(types.TextEdit(range=rng, new_text=sp.text))
+        return edits
+
+    def _workspace_edit(self, uri: str, before: Snapshot, change: Change) -> types.WorkspaceEdit:
+        edits = self._text_edits(before, change)
+        if not self.supports_document_changes():
+            plain = [types.TextEdit(range=e.range, new_text=e.new_text) for e in edits]
+            return types.WorkspaceEdit(changes={uri: plain})
+        doc_edit = types.TextDocumentEdit(
+            text_document=types.OptionalVersionedTextDocumentIdentifier(
+                uri=uri, version=before.version
+            ),
+            edits=edits,
+        )
+        annotations = None
+        if self.supports_annotations():
+            annotations = {
+                ANNOTATION_ID: types.ChangeAnnotation(
+                    label=f"Agent {change.tool}",
+                    needs_confirmation=self.settings.confirm_edits,
+                    description="A change made by an AI agent through Steadyhand",
+                )
+            }
+        return types.WorkspaceEdit(document_changes=[doc_edit], change_annotations=annotations)
+
+    async def _apply_to_buffer(self, uri: str, change: Change, before: Snapshot) -> Applied:
+        edit = self._workspace_edit(uri, before, change)
+        label = f"Agent {change.tool}: {os.path.basename(change.path)}"
+        try:
+            res = await self.ls.workspace_apply_edit_async(
+                types.ApplyWorkspaceEditParams(edit=edit, label=label)
+            )
+        except Exception as exc:
+            raise ToolError(
+                ErrorCode.EDIT_REJECTED,
+                f"The editor refused the change to {change.path} ({exc}). Nothing was "
+                "changed. Read the file again and retry.",
+                path=change.path,
+            ) from exc
+        if not res.applied:
+            reason = res.failure_reason or "no reason given; usually the buffer changed"
+            raise ToolError(
+                ErrorCode.EDIT_REJECTED,
+                f"The editor did not apply the change to {change.path} ({reason}). Nothing "
+                "was changed. Read the file again (the user may be typing in it) and retry.",
+                path=change.path,
+                reason=res.failure_reason,
+            )
+        await self.docs.wait_for(uri, lambda t: t == change.new_raw, CHANGE_WAIT_S)
+        doc = self.ls.workspace.get_text_document(uri)
+        text: str = doc.source
+        version = doc.version if text == change.new_raw else None
+        if text != change.new_raw:
+            text = change.new_raw  # the editor's didChange has not arrived yet
+        return await self._disk_follows(uri, change, before, text, version)
+
+    async def _disk_follows(
+        self, uri: str, change: Change, before: Snapshot, text: str, version: int | None
+    ) -> Applied:
+        mode = self.settings.save_after_edit
+        had_unsaved = bool(before.unsaved)
+        if mode == "never" or (mode == "whenClean" and had_unsaved):
+            why = (
+                "the buffer already had unsaved changes of the user's, which Steadyhand never "
+                "saves behind their back"
+                if mode == "whenClean"
+                else "saveAfterEdit is set to never"
+            )
+            snap = self._snapshot(change.path, text, version, unsaved=True)
+            return Applied(
+                via="workspaceEdit",
+                snapshot=snap,
+                on_disk=False,
+                note="The change is in the editor's open buffer but not saved to disk, "
+                f"because {why}.",
+            )
+        if self.supports_save_request():
+            return await self._save_via_client(uri, change, text, version)
+        # The client cannot save on request: write the exact buffer text ourselves.
+        _, enc = disk_state(change.path)
+        try:
+            data = enc.encode(text)
+        except UnicodeEncodeError:
+            enc, data = UTF8, text.encode("utf-8")
+        try:
+            atomic_write(change.path, data, sys=self.syscalls, fsync=self.settings.fsync)
+        except OSError as exc:
+            snap = self._snapshot(change.path, text, version, unsaved=True)
+            return Applied(
+                via="workspaceEdit",
+                snapshot=snap,
+                on_disk=False,
+                note=f"The change is in the editor's buffer, but writing it to disk failed "
+                f"({exc.strerror}); the file on disk is unchanged.",
+            )
+        from steadyhand.state.hashing import content_hash
+
+        self.own_writes[change.path] = content_hash(data)
+        snap = self._snapshot(change.path, text, version, unsaved=False)
+        return Applied(via="workspaceEdit", snapshot=snap, on_disk=True, note="Saved to disk.")
+
+    async def _save_via_client(
+        self, uri: str, change: Change, text: str, version: int | None
+    ) -> Applied:
+        try:
+            await asyncio.wait_for(
+                self.ls.protocol.send_request_async(SAVE_DOCUMENTS, {"uris": [uri]}), 10.0
+            )
+        except Exception as exc:
+            snap = self._snapshot(change.path, text, version, unsaved=True)
+            return Applied(
+                via="workspaceEdit",
+                snapshot=snap,
+                on_disk=False,
+                note=f"The change is in the editor's buffer, but saving it failed ({exc}).",
+            )
+        # A formatter may run on save: give it a moment, then take what the buffer holds.
+        await asyncio.sleep(FORMAT_SETTLE_S)
+        doc = self.ls.workspace.get_text_document(uri)
+        now: str = doc.source
+        note = "Saved to disk."
+        if now != text and now != change.new_raw:
+            ds = stat(whole_diff(to_view(text), to_view(now), name=change.path))
+            note = (
+                f"Saved to disk; the editor's format-on-save then changed the text "
+                f"(+{ds.added} / -{ds.removed} lines). Your view is updated to the formatted "
+                "text, so the next edit will not be refused as stale."
+            )
+        disk_text, _ = disk_state(change.path)
+        unsaved = disk_text is None or to_view(disk_text) != to_view(now)
+        snap = self._snapshot(change.path, now, doc.version, unsaved=unsaved)
+        return Applied(via="workspaceEdit", snapshot=snap, on_disk=not unsaved, note=note)
+
+    def _snapshot(self, path: str, text: str, version: int | None, *, unsaved: bool) -> Snapshot:
+        try:
+            st: os.stat_result | None = os.stat(path)
+        except OSError:
+            st = None
+        return from_text(path, text, st, version, unsaved)

@@ -1,0 +1,167 @@
+"""An editor-like LSP client for tests: it opens documents, types in them, and applies
+``workspace/applyEdit`` the way an editor does — refusing a versioned edit whose version
+is not the buffer's, otherwise applying it, bumping the version and sending didChange.
+It can also answer ``steadyhand/saveDocuments`` by writing buffers to disk (optionally
+running a "formatter" first, to imitate format-on-save)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from steadyhand.documents.positions import PositionIndex
+
+
+@dataclass
+class Buffer:
+    text: str
+    version: int
+    saved_text: str
+
+
+@dataclass
+class EditorState:
+    buffers: dict[str, Buffer] = field(default_factory=dict)
+    applied: list[types.ApplyWorkspaceEditParams] = field(default_factory=list)
+    refused: int = 0
+    saves: list[list[str]] = field(default_factory=list)
+    formatter: Callable[[str], str] | None = None
+    position_encoding: str = "utf-16"
+    notifications: list[tuple[str, Any]] = field(default_factory=list)
+
+
+def editor_capabilities(
+    *, save_request: bool = True, document_changes: bool = True, encodings: list[str] | None = None
+) -> types.ClientCapabilities:
+    general = None
+    if encodings is not None:
+        general = types.GeneralClientCapabilities(
+            position_encodings=[types.PositionEncodingKind(e) for e in encodings]
+        )
+    return types.ClientCapabilities(
+        workspace=types.WorkspaceClientCapabilities(
+            apply_edit=True,
+            workspace_edit=types.WorkspaceEditClientCapabilities(
+                document_changes=document_changes,
+                change_annotation_support=types.ChangeAnnotationsSupportOptions(
+                    groups_on_label=True
+                ),
+            ),
+        ),
+        general=general,
+        experimental={"steadyhand": {"saveDocuments": True}} if save_request else None,
+    )
+
+
+def _apply_text_edits(text: str, edits: list[Any], encoding: str) -> str:
+    idx = PositionIndex(text, encoding)
+    spans = []
+    for e in edits:
+        start = idx.offset(e.range.start.line, e.range.start.character)
+        end = idx.offset(e.range.end.line, e.range.end.character)
+        spans.append((start, end, e.new_text))
+    for start, end, new in sorted(spans, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def install(client: LanguageClient, state: EditorState) -> None:
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        state.applied.append(params)
+        edit = params.edit
+        plan: list[tuple[str, list[Any]]] = []
+        for dc in edit.document_changes or []:
+            if not isinstance(dc, types.TextDocumentEdit):
+                return types.ApplyWorkspaceEditResult(applied=False, failure_reason="unsupported")
+            buf = state.buffers.get(dc.text_document.uri)
+            if buf is None:
+                return types.ApplyWorkspaceEditResult(applied=False, failure_reason="not open")
+            if dc.text_document.version is not None and dc.text_document.version != buf.version:
+                state.refused += 1
+                return types.ApplyWorkspaceEditResult(
+                    applied=False, failure_reason="document version mismatch"
+                )
+            plan.append((dc.text_document.uri, list(dc.edits)))
+        for uri, edits in (edit.changes or {}).items():
+            plan.append((uri, list(edits)))
+        for uri, edits in plan:
+            buf = state.buffers[uri]
+            buf.text = _apply_text_edits(buf.text, edits, state.position_encoding)
+            buf.version += 1
+            _did_change(client, uri, buf)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    @client.feature("steadyhand/saveDocuments")
+    async def save_documents(params: Any) -> dict[str, Any]:
+        uris = list(params.uris if hasattr(params, "uris") else params["uris"])
+        state.saves.append(uris)
+        for uri in uris:
+            buf = state.buffers[uri]
+            if state.formatter is not None:
+                formatted = state.formatter(buf.text)
+                if formatted != buf.text:
+                    buf.text = formatted
+                    buf.version += 1
+                    _did_change(client, uri, buf)
+            Path(uri.removeprefix("file://")).write_bytes(buf.text.encode())
+            buf.saved_text = buf.text
+            client.text_document_did_save(
+                types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+            )
+        return {"saved": uris}
+
+    @client.feature("steadyhand/fileChanged")
+    def file_changed(params: Any) -> None:
+        state.notifications.append(("steadyhand/fileChanged", params))
+
+
+def _did_change(client: LanguageClient, uri: str, buf: Buffer) -> None:
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=buf.version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=buf.text)],
+        )
+    )
+
+
+def open_doc(
+    client: LanguageClient, state: EditorState, path: Path, text: str | None = None
+) -> str:
+    uri = path.as_uri()
+    on_disk = path.read_bytes().decode() if path.exists() else ""
+    content = on_disk if text is None else text
+    state.buffers[uri] = Buffer(content, 1, on_disk)
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="plaintext", version=1, text=content
+            )
+        )
+    )
+    return uri
+
+
+def type_text(client: LanguageClient, state: EditorState, uri: str, new_text: str) -> None:
+    """The user types: the buffer changes, unsaved."""
+    buf = state.buffers[uri]
+    buf.text = new_text
+    buf.version += 1
+    _did_change(client, uri, buf)
+
+
+def close_doc(client: LanguageClient, state: EditorState, uri: str) -> None:
+    state.buffers.pop(uri, None)
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+
+
+async def settle(seconds: float = 0.1) -> None:
+    await asyncio.sleep(seconds)

@@ -1,0 +1,337 @@
+"""End to end with an editor-like client: open buffers are the truth, edits go through
+versioned WorkspaceEdits, disk follows per saveAfterEdit, and the watcher catches changes
+made behind the agent's back."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from tests.conftest import call, init_params, server_config
+from tests.editor import (
+    EditorState,
+    close_doc,
+    editor_capabilities,
+    install,
+    open_doc,
+    settle,
+    type_text,
+)
+
+READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
+
+
+def _start(
+    save_request: bool = True,
+    document_changes: bool = True,
+    encodings: list[str] | None = None,
+    options: dict[str, object] | None = None,
+):  # type: ignore[no-untyped-def]
+    @pytest_lsp.fixture(config=server_config())
+    async def fixture(lsp_client: LanguageClient, workspace: Path):  # type: ignore[no-untyped-def]
+        state = EditorState()
+        if encodings:
+            state.position_encoding = encodings[0]
+        install(lsp_client, state)
+        lsp_client.editor = state  # type: ignore[attr-defined]
+        await lsp_client.initialize_session(
+            init_params(
+                workspace,
+                options,
+                editor_capabilities(
+                    save_request=save_request,
+                    document_changes=document_changes,
+                    encodings=encodings,
+                ),
+            )
+        )
+        yield
+        await lsp_client.shutdown_session()
+
+    return fixture
+
+
+editor = _start()
+plain_editor = _start(save_request=False)
+old_editor = _start(save_request=False, document_changes=False)
+utf8_editor = _start(encodings=["utf-8"])
+utf32_editor = _start(encodings=["utf-32"])
+never_save = _start(options={"saveAfterEdit": "never"})
+always_save = _start(options={"saveAfterEdit": "always"})
+
+
+def state_of(client: LanguageClient) -> EditorState:
+    return client.editor  # type: ignore[attr-defined,no-any-return]
+
+
+async def test_read_returns_buffer_with_unsaved_flag(
+    editor: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "a.txt"
+    f.write_text("disk text\n")
+    st = state_of(editor)
+    uri = open_doc(editor, st, f)
+    type_text(editor, st, uri, "buffer text\n")
+    await settle()
+    r = await call(editor, READ, file_path="a.txt")
+    assert r["ok"] and r["source"] == "buffer" and r["unsaved"] is True
+    assert "buffer text" in r["message"] and "disk text" not in r["message"]
+
+
+async def test_edit_open_doc_is_one_minimal_versioned_edit_and_saves_when_clean(
+    editor: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "m.py"
+    f.write_text("".join(f"x{i} = {i}\n" for i in range(50)))
+    st = state_of(editor)
+    uri = open_doc(editor, st, f)
+    await settle()
+    await call(editor, READ, file_path="m.py")
+    r = await call(editor, EDIT, file_path="m.py", old_string="x25 = 25", new_string="x25 = 'x'")
+    assert r["ok"], r
+    assert r["via"] == "workspaceEdit" and r["on_disk"] is True
+    (params,) = st.applied
+    (doc_edit,) = params.edit.document_changes or []
+    assert isinstance(doc_edit, types.TextDocumentEdit)
+    assert doc_edit.text_document.version == 1  # the version the check validated
+    (te,) = doc_edit.edits
+    assert te.range.start.line == 25 and te.range.end.line == 25  # minimal range
+    assert te.new_text == "'x'"
+    assert (
+        params.edit.change_annotations
+        and not next(iter(params.edit.change_annotations.values())).needs_confirmation
+    )
+    assert st.buffers[uri].text.count("x25 = 'x'") == 1
+    assert st.saves == [[uri]]  # saved through the client because the buffer was clean
+    assert f.read_text() == st.buffers[uri].text
+    # the agent can edit again without re-reading
+    r2 = await call(editor, EDIT, file_path="m.py", old_string="x1 = 1\n", new_string="x1 = 11\n")
+    assert r2["ok"], r2
+
+
+async def test_user_typing_makes_agent_edit_stale_and_buffer_intact(
+    editor: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "t.txt"
+    f.write_text("alpha\nbeta\n")
+    st = state_of(editor)
+    uri = open_doc(editor, st, f)
+    await settle()
+    await call(editor, READ, file_path="t.txt")
+    type_text(editor, st, uri, "alpha\nbeta\ngamma typed by user\n")
+    await settle()
+    r = await call(editor, EDIT, file_path="t.txt", old_string="alpha", new_string="ALPHA")
+    assert r["error"] == "stale" and "+gamma typed by user" in r["diff"]
+    assert st.buffers[uri].text == "alpha\nbeta\ngamma typed by user\n"
+    assert st.applied == [] and f.read_text() == "alpha\nbeta\n"
+
+
+async def test_unsaved_user_changes_are_never_saved(
+    editor: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "u.txt"
+    f.write_text("one\ntwo\n")
+    st = state_of(editor)
+    uri = open_doc(editor, st, f)
+    type_text(editor, st, uri, "one\ntwo\nuser draft\n")
+    await settle()
+    await call(editor, READ, file_path="u.txt")
+    r = await call(editor, EDIT, file_path="u.txt", old_string="one", new_string="ONE")
+    assert r["ok"] and r["on_disk"] is False and "not saved" in r["message"]
+    assert st.saves == []
+    assert f.read_text() == "one\ntwo\n"  # the user's draft was not saved behind their back
+    assert st.buffers[uri].text == "ONE\ntwo\nuser draft\n"
+
+
+async def test_version_moved_between_check_and_apply_is_edit_rejected(
+    editor: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "v.txt"
+    f.write_text("keep\n")
+    st = state_of(editor)
+    uri = open_doc(editor, st, f)
+    await settle()
+    await call(editor, READ, file_path="v.txt")
+    # The editor's buffer moves on without telling the server (a race): same text, new version.
+    st.buffers[uri].version += 5
+    r = await call(editor, EDIT, file_path="v.txt", old_string="keep", new_string="changed")
+    assert r["ok"] is False and r["error"] == "edit_rejected" and "version" in r["message"]
+    assert st.buffers[uri].text == "keep\n" and f.read_text() == "keep\n"
+    assert st.refused == 1
+
+
+async def test_format_on_save_becomes_the_new_baseline(
+    editor: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "fmt.py"
+    f.write_text("a=1\n")
+    st = state_of(editor)
+    st.formatter = lambda text: text.replace("=", " = ").replace("  ", " ")
+    open_doc(editor, st, f)
+    await settle()
+    await call(editor, READ, file_path="fmt.py")
+    r = await call(editor, EDIT, file_path="fmt.py", old_string="a=1", new_string="a=1\nb=2")
+    assert r["ok"] and "format-on-save" in r["message"], r
+    assert f.read_text() == "a = 1\nb = 2\n"
+    r2 = await call(editor, EDIT, file_path="fmt.py", old_string="b = 2", new_string="b = 3")
+    assert r2["ok"], r2
+
+
+async def test_without_save_request_server_writes_buffer_text(
+    plain_editor: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "p.txt"
+    f.write_bytes(b"l1\r\nl2\r\n")
+    st = state_of(plain_editor)
+    uri = open_doc(plain_editor, st, f)
+    await settle()
+    await call(plain_editor, READ, file_path="p.txt")
+    r = await call(plain_editor, EDIT, file_path="p.txt", old_string="l2", new_string="L2")
+    assert r["ok"] and r["on_disk"] is True
+    assert f.read_bytes() == b"l1\r\nL2\r\n" == st.buffers[uri].text.encode()
+
+
+async def test_client_without_document_changes_gets_changes(
+    old_editor: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "o.txt"
+    f.write_text("old\n")
+    st = state_of(old_editor)
+    uri = open_doc(old_editor, st, f)
+    await settle()
+    await call(old_editor, READ, file_path="o.txt")
+    r = await call(old_editor, EDIT, file_path="o.txt", old_string="old", new_string="new")
+    assert r["ok"], r
+    (params,) = st.applied
+    assert params.edit.document_changes is None and uri in (params.edit.changes or {})
+
+
+async def test_write_open_doc_minimal_edit(editor: LanguageClient, workspace: Path) -> None:
+    f = workspace / "w.txt"
+    f.write_text("a\nb\nc\n")
+    st = state_of(editor)
+    uri = open_doc(editor, st, f)
+    await settle()
+    await call(editor, READ, file_path="w.txt")
+    r = await call(editor, WRITE, file_path="w.txt", content="a\nB\nc\n")
+    assert r["ok"] and r["type"] == "update", r
+    (params,) = st.applied
+    (doc_edit,) = params.edit.document_changes or []
+    (te,) = doc_edit.edits  # type: ignore[union-attr]
+    assert te.range.start.line == 1 and te.new_text == "B"
+    assert st.buffers[uri].text == "a\nB\nc\n" == f.read_text()
+
+
+async def _unicode_case(client: LanguageClient, workspace: Path) -> None:
+    f = workspace / "uni.txt"
+    text = "emoji 😀 and 漢字 and e\u0301 here\nsecond 😀😀 line\n"
+    f.write_text(text)
+    st = state_of(client)
+    uri = open_doc(client, st, f)
+    await settle()
+    await call(client, READ, file_path="uni.txt")
+    r = await call(client, EDIT, file_path="uni.txt", old_string="here", new_string="there")
+    assert r["ok"], r
+    r2 = await call(client, EDIT, file_path="uni.txt", old_string="😀 line", new_string="🙂 line")
+    assert r2["ok"], r2
+    expected = "emoji 😀 and 漢字 and e\u0301 there\nsecond 😀🙂 line\n"
+    assert st.buffers[uri].text == expected
+    assert f.read_text() == expected
+
+
+async def test_utf16_positions(editor: LanguageClient, workspace: Path) -> None:
+    await _unicode_case(editor, workspace)
+
+
+async def test_utf8_positions(utf8_editor: LanguageClient, workspace: Path) -> None:
+    await _unicode_case(utf8_editor, workspace)
+
+
+async def test_utf32_positions(utf32_editor: LanguageClient, workspace: Path) -> None:
+    await _unicode_case(utf32_editor, workspace)
+
+
+async def test_form_feed_and_line_separator_lines(editor: LanguageClient, workspace: Path) -> None:
+    f = workspace / "ff.txt"
+    text = "page1\x0cstill line 1\nline2 \u2028 same line\nline3 target\n"
+    f.write_bytes(text.encode())
+    st = state_of(editor)
+    uri = open_doc(editor, st, f)
+    await settle()
+    r = await call(editor, READ, file_path="ff.txt")
+    assert r["total_lines"] == 3, r
+    e = await call(editor, EDIT, file_path="ff.txt", old_string="target", new_string="TARGET")
+    assert e["ok"], e
+    assert st.buffers[uri].text == text.replace("target", "TARGET")
+
+
+async def test_save_never_and_always(never_save: LanguageClient, workspace: Path) -> None:
+    f = workspace / "n.txt"
+    f.write_text("n\n")
+    st = state_of(never_save)
+    uri = open_doc(never_save, st, f)
+    await settle()
+    await call(never_save, READ, file_path="n.txt")
+    r = await call(never_save, EDIT, file_path="n.txt", old_string="n", new_string="N")
+    assert r["ok"] and r["on_disk"] is False and f.read_text() == "n\n"
+    assert st.buffers[uri].text == "N\n"
+
+
+async def test_save_always_saves_even_with_user_changes(
+    always_save: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "a.txt"
+    f.write_text("a\n")
+    st = state_of(always_save)
+    uri = open_doc(always_save, st, f)
+    type_text(always_save, st, uri, "a\nuser\n")
+    await settle()
+    await call(always_save, READ, file_path="a.txt")
+    r = await call(always_save, EDIT, file_path="a.txt", old_string="a\n", new_string="A\n")
+    assert r["ok"] and r["on_disk"] is True and f.read_text() == "A\nuser\n"
+
+
+async def test_closed_file_goes_to_disk_directly(editor: LanguageClient, workspace: Path) -> None:
+    f = workspace / "closed.txt"
+    f.write_text("c\n")
+    st = state_of(editor)
+    uri = open_doc(editor, st, f)
+    await settle()
+    await call(editor, READ, file_path="closed.txt")
+    close_doc(editor, st, uri)
+    await settle()
+    r = await call(editor, EDIT, file_path="closed.txt", old_string="c", new_string="C")
+    assert r["ok"] and r["via"] == "disk" and st.applied == []
+    assert f.read_text() == "C\n"
+    c = await call(editor, WRITE, file_path="brand/new.txt", content="n\n")
+    assert c["ok"] and st.applied == [] and (workspace / "brand/new.txt").read_text() == "n\n"
+
+
+async def test_watcher_marks_stale_and_notifies(editor: LanguageClient, workspace: Path) -> None:
+    f = workspace / "watched.txt"
+    f.write_text("v1\n")
+    st = state_of(editor)
+    first = await call(editor, READ, file_path="watched.txt")
+    assert first["type"] == "text"
+    await asyncio.sleep(0.5)  # the watcher starts in the background
+    f.write_text("v2\n")
+    for _ in range(50):
+        if st.notifications:
+            break
+        await asyncio.sleep(0.1)
+    assert st.notifications, "no steadyhand/fileChanged notification"
+    _, params = st.notifications[0]
+    path = params.path if hasattr(params, "path") else params["path"]
+    assert path == str(f.resolve())
+    again = await call(editor, READ, file_path="watched.txt")
+    assert again["type"] == "text" and "v2" in again["message"]
+    # the server's own writes are not reported
+    st.notifications.clear()
+    e = await call(editor, EDIT, file_path="watched.txt", old_string="v2", new_string="v3")
+    assert e["ok"]
+    await asyncio.sleep(1.0)
+    assert st.notifications == []
