@@ -1,0 +1,165 @@
+"""Unit and property tests for the pure parts: line endings, encodings, ranges, globs,
+positions, staleness."""
+
+from __future__ import annotations
+
+import codecs
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from steadyhand.documents.positions import PositionIndex, line_starts, units
+from steadyhand.paths.globs import matches
+from steadyhand.state.file_state import covers, merge_ranges, missing_lines, shift_ranges
+from steadyhand.text.encoding import BinaryContent, Encoding, decode
+from steadyhand.text.lines import (
+    NewlineMap,
+    count_lines,
+    ending_stats,
+    split_lines,
+    to_view,
+    with_endings,
+)
+from steadyhand.text.matching import apply_splices, normalize_quotes
+
+line_text = st.text(st.characters(blacklist_characters="\r\n"), max_size=20)
+endings = st.sampled_from(["\n", "\r\n", "\r"])
+
+
+@st.composite
+def raw_texts(draw: st.DrawFn) -> str:
+    lines = draw(st.lists(line_text, max_size=12))
+    out = []
+    for line in lines:
+        out.append(line + draw(endings))
+    if draw(st.booleans()) and lines:
+        out[-1] = out[-1].rstrip("\r\n")
+    return "".join(out)
+
+
+@given(raw_texts())
+def test_view_has_no_cr_and_same_line_count(raw: str) -> None:
+    view = to_view(raw)
+    assert "\r" not in view
+    assert count_lines(view) == len(split_lines(view))
+    assert (
+        len(line_starts(raw)) - (1 if raw.endswith(("\n", "\r")) else 0)
+        == max(count_lines(view), 0 if not raw else count_lines(view))
+        or not raw
+    )
+
+
+@given(raw_texts(), st.data())
+def test_newline_map_splices_keep_untouched_bytes(raw: str, data: st.DataObject) -> None:
+    view = to_view(raw)
+    a = data.draw(st.integers(0, len(view)))
+    b = data.draw(st.integers(a, len(view)))
+    nm = NewlineMap(raw)
+    ra, rb = nm.to_raw(a), nm.to_raw(b)
+    # the mapped region is exactly the view region, line endings aside
+    assert to_view(raw[ra:rb]) == view[a:b]
+    new = apply_splices(raw, [_splice(ra, rb, "X")])
+    assert new[:ra] == raw[:ra] and new[ra + 1 :] == raw[rb:]
+
+
+def _splice(a: int, b: int, text: str):  # type: ignore[no-untyped-def]
+    from steadyhand.text.matching import Splice
+
+    return Splice(a, b, text)
+
+
+def test_ending_stats_and_dominant() -> None:
+    s = ending_stats("a\r\nb\r\nc\nd\re")
+    assert (s.lf, s.crlf, s.cr) == (1, 2, 1)
+    assert s.style == "mixed" and s.dominant == "\r\n"
+    assert ending_stats("abc").style == "none" and ending_stats("abc").dominant == "\n"
+    assert with_endings("a\nb\n", "\r\n") == "a\r\nb\r\n"
+
+
+@given(st.text(max_size=50), st.sampled_from(["utf-8", "utf-16-le", "utf-16-be"]), st.booleans())
+def test_encoding_round_trip(text: str, codec: str, bom: bool) -> None:
+    text = text.replace("\x00", "")
+    try:
+        text.encode(codec)
+    except UnicodeEncodeError:
+        return
+    enc = Encoding(codec, bom=bom or codec != "utf-8")
+    data = enc.encode(text)
+    try:
+        decoded, got = decode(data)
+    except BinaryContent:
+        # only possible for control-heavy text without a BOM
+        assert not enc.bom
+        return
+    assert decoded == text and got.encode(decoded) == data
+
+
+def test_latin1_fallback_round_trips_every_byte() -> None:
+    data = "café\n".encode("latin-1")
+    text, enc = decode(data)
+    assert enc.codec == "latin-1" and enc.encode(text) == data
+    assert decode(codecs.BOM_UTF8 + b"x")[1].bom
+
+
+@given(st.text(max_size=40))
+def test_quote_normalization_preserves_length(s: str) -> None:
+    assert len(normalize_quotes(s)) == len(s)
+    assert "\u2019" not in normalize_quotes(s) and "\u201c" not in normalize_quotes(s)
+
+
+ranges = st.lists(
+    st.tuples(st.integers(1, 50), st.integers(0, 10)).map(lambda t: (t[0], t[0] + t[1])),
+    max_size=6,
+)
+
+
+@given(ranges, st.integers(1, 60), st.integers(0, 10))
+def test_merge_covers_missing(rs: list[tuple[int, int]], lo: int, span: int) -> None:
+    merged: tuple[tuple[int, int], ...] = ()
+    for r in rs:
+        merged = merge_ranges(merged, r)
+    hi = lo + span
+    shown = {n for a, b in rs for n in range(a, b + 1)}
+    want_all = all(n in shown for n in range(lo, hi + 1))
+    assert covers(merged, lo, hi) == want_all
+    gap = missing_lines(merged, lo, hi)
+    assert (gap is None) == want_all
+    if gap is not None:
+        assert gap[0] not in shown and lo <= gap[0] <= gap[1] <= hi
+
+
+def test_shift_ranges_after_edit() -> None:
+    # lines 1-10 and 20-30 shown; lines 5-6 became 5-8 (+2)
+    assert shift_ranges(((1, 10), (20, 30)), 5, 6, 8) == ((1, 12), (22, 32))
+    # an edit beyond everything shown only adds the edited lines
+    assert shift_ranges(((1, 3),), 10, 10, 10) == ((1, 3), (10, 10))
+
+
+def test_globs() -> None:
+    assert matches("*.pem", "/w/a/b/key.pem", "a/b/key.pem")
+    assert matches("secrets/**", "/w/secrets/x/y.txt", "secrets/x/y.txt")
+    assert matches("**/.git/**", "/w/.git/config", ".git/config")
+    assert not matches("*.pem", "/w/a/key.pem.txt", "a/key.pem.txt")
+    assert matches("src/*.py", "/w/src/a.py", "src/a.py")
+    assert not matches("src/*.py", "/w/src/sub/a.py", "src/sub/a.py")
+    assert matches("/etc/**", "/etc/passwd")
+
+
+@given(raw_texts(), st.sampled_from(["utf-8", "utf-16", "utf-32"]), st.data())
+def test_positions_round_trip(raw: str, enc: str, data: st.DataObject) -> None:
+    idx = PositionIndex(raw, enc)
+    view_offsets = [
+        i
+        for i in range(len(raw) + 1)
+        if not (0 < i < len(raw) and raw[i - 1] == "\r" and raw[i] == "\n")
+    ]
+    off = data.draw(st.sampled_from(view_offsets))
+    line, ch = idx.position(off)
+    assert idx.offset(line, ch) == off
+
+
+def test_units() -> None:
+    assert (
+        units("a😀", "utf-16") == 3 and units("a😀", "utf-8") == 5 and units("a😀", "utf-32") == 2
+    )
+    assert units("漢", "utf-16") == 1 and units("e\u0301", "utf-16") == 2
