@@ -62,13 +62,17 @@ def sniff_encoding(head: bytes) -> Encoding | None:
     return None
 
 
+#: Bytes that do not count as control characters when sniffing for binary content.
+_NOT_CONTROL = bytes(b for b in range(256) if b >= 32 or b in (9, 10, 12, 13, 27, 8, 11))
+
+
 def _looks_binary(data: bytes) -> bool:
     sample = data[:8192]
     if b"\x00" in sample:
         return True
     if not sample:
         return False
-    controls = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13, 27, 8, 11))
+    controls = len(sample.translate(None, _NOT_CONTROL))
     return controls / len(sample) > 0.1
 
 

@@ -63,6 +63,8 @@ class EndingStats:
 
 
 def ending_stats(raw: str) -> EndingStats:
+    if "\r" not in raw:  # the common case: one pass instead of three
+        return EndingStats(lf=raw.count("\n"), crlf=0, cr=0)
     crlf = raw.count("\r\n")
     cr = raw.count("\r") - crlf
     lf = raw.count("\n") - crlf
@@ -76,7 +78,7 @@ class NewlineMap:
 
     def __init__(self, raw: str) -> None:
         positions: list[int] = []
-        if "\r\n" in raw:
+        if "\r" in raw and "\r\n" in raw:  # a one-character search first: faster
             shift = 0
             start = 0
             while True:

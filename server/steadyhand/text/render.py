@@ -35,3 +35,25 @@ def snippet(view_lines: list[str], first: int, last: int, context: int = 2) -> s
     hi = min(len(view_lines), last + context)
     text, _ = number_lines(view_lines[lo - 1 : hi], lo, 2000)
     return text
+
+
+def snippet_at(view: str, offset: int, first: int, last: int, context: int = 2) -> str:
+    """``snippet(split_lines(view), first, last, context)`` without splitting the whole
+    text: ``offset`` is a position in line ``first`` of ``view``."""
+    start = view.rfind("\n", 0, offset) + 1
+    lo = first
+    while lo > max(1, first - context) and start > 0:
+        start = view.rfind("\n", 0, start - 1) + 1
+        lo -= 1
+    want = last + context - lo + 1
+    lines: list[str] = []
+    pos = start
+    while len(lines) < want and pos < len(view):
+        end = view.find("\n", pos)
+        if end < 0:
+            lines.append(view[pos:])
+            break
+        lines.append(view[pos:end])
+        pos = end + 1
+    text, _ = number_lines(lines, lo, 2000)
+    return text

@@ -1,0 +1,135 @@
+"""The ``multiEdit`` tool: several replacements in one file, all or nothing.
+
+Edits apply in order, each to the text the earlier ones left, with the same matching
+rules as ``edit``. They are planned in memory first: if any edit fails, nothing changes
+and the refusal names the edit. The planned steps are then composed into splices on the
+original text and sent as ONE change (one WorkspaceEdit, one undo step in an editor).
+"""
+
+from __future__ import annotations
+
+import os
+
+from steadyhand.guards.protected import check_writable
+from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.params import EditItem, MultiEditParams
+from steadyhand.protocol.results import Result
+from steadyhand.text.lines import to_view
+from steadyhand.text.matching import EXACT, EditPlan, Splice, apply_splices, compose
+from steadyhand.tools.context import ToolContext
+from steadyhand.tools.dry_run import check_fresh, note_shown
+from steadyhand.tools.edit import _require_shown, apply_plan, plan_one
+from steadyhand.tools.notebook_edit import refuse_notebook
+from steadyhand.tools.records import require_read
+from steadyhand.tools.suggest import not_found
+from steadyhand.tools.write import create_file
+
+TOOL = "multiEdit"
+
+
+def _failed(err: ToolError, index: int, total: int) -> ToolError:
+    """The refusal of edit ``index``, worded for the whole call."""
+    where = ""
+    if index > 0 and ("lines" in err.fields or "closest_lines" in err.fields):
+        where = f" (line numbers count in the text as edits 1-{index} would leave it)"
+    message = (
+        f"Edit {index + 1} of {total} (edits[{index}]) failed, so none of the edits was "
+        f"applied{where}: {err.message}"
+    )
+    return ToolError(err.code, message, **err.fields, edit_index=index)
+
+
+def plan_all(
+    view: str, path: str, edits: list[EditItem]
+) -> tuple[str, list[tuple[Splice, ...]], list[EditPlan]]:
+    """Plan every edit in turn on ``view``: (final text, splices per step, plans)."""
+    current = view
+    steps: list[tuple[Splice, ...]] = []
+    plans: list[EditPlan] = []
+    for i, item in enumerate(edits):
+        try:
+            plan = plan_one(
+                current,
+                path,
+                item.old_string,
+                item.new_string,
+                replace_all=item.replace_all,
+                expected_replacements=item.expected_replacements,
+            )
+        except ToolError as err:
+            raise _failed(err, i, len(edits)) from None
+        steps.append(plan.splices)
+        plans.append(plan)
+        current = apply_splices(current, plan.splices)
+    return current, steps, plans
+
+
+def _summary(plans: list[EditPlan]) -> str:
+    n = sum(p.replacements for p in plans)
+    text = f"applied {len(plans)} edit{'s' if len(plans) != 1 else ''} ({n} replacement"
+    text += "s" if n != 1 else ""
+    notes = [
+        f"edit {i + 1} matched with {p.tier.name} tolerance: {'; '.join(p.tolerated)}"
+        for i, p in enumerate(plans)
+        if p.tolerated
+    ]
+    return text + "".join(f"; {note}" for note in notes) + ")"
+
+
+async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
+    rp = ctx.resolve(p.file_path)
+    path = rp.path
+    check_writable(ctx, path, p.session)
+    async with ctx.locks.hold(path):
+        buffer = ctx.world.current(path)
+        if buffer is None and not os.path.lexists(path):
+            if p.edits[0].old_string != "":
+                raise not_found(path)
+            first = p.edits[0].new_string
+            content = first
+            if len(p.edits) > 1:
+                content, _, _ = plan_all(to_view(first), path, p.edits[1:])
+            return await create_file(ctx, path, content, p.session, tool=TOOL, dry_run=p.dry_run)
+        if buffer is None and os.path.isdir(path):
+            raise ToolError(
+                ErrorCode.IS_DIRECTORY,
+                f"{path} is a directory; multiEdit changes files. Pass the path of a file.",
+                path=path,
+            )
+        refuse_notebook(ctx, path)
+        session = ctx.sessions.get(p.session)
+        rec = require_read(session, path, TOOL)
+        snap = buffer if buffer is not None else ctx.snapshot(path)
+        check_fresh(ctx, session, rec, snap, TOOL, dry_run=p.dry_run)
+        view = snap.view
+        try:
+            final, steps, plans = plan_all(view, path, p.edits)
+        except ToolError as err:
+            if not p.dry_run and err.fields.get("edit_index") == 0:
+                note_shown(session, rec, err)
+            raise
+        if final == view:
+            raise ToolError(
+                ErrorCode.NO_CHANGE,
+                f"Together the {len(p.edits)} edits would leave {path} unchanged, so nothing "
+                "was applied. Check the new_string values.",
+                path=path,
+            )
+        combined = EditPlan(EXACT, compose(len(view), steps))
+        _require_shown(rec, snap, combined)
+        result = await apply_plan(
+            ctx,
+            rec,
+            snap,
+            combined,
+            p.session,
+            tool=TOOL,
+            dry_run=p.dry_run,
+            summary=_summary(plans),
+        )
+        result["replacements"] = sum(pl.replacements for pl in plans)
+        result["matched"] = [pl.tier.name for pl in plans]
+        result["edits"] = [
+            {"replacements": pl.replacements, "matched": pl.tier.name} for pl in plans
+        ]
+        return result

@@ -1,0 +1,223 @@
+"""Properties of tiered matching over generated files and edits."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.text.encoding import Encoding, decode
+from steadyhand.text.lines import NewlineMap, ending_stats, to_view
+from steadyhand.text.matching import (
+    EXACT,
+    TIERS,
+    Splice,
+    apply_splices,
+    compose,
+    locate,
+    plan_edit,
+    raw_splices,
+)
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+CHARS = "ab x=()'\"\u2019\u201c\u201d-\u2013\u2014.\u2026\u00a0\t"
+line = st.text(alphabet=CHARS, max_size=12)
+lines = st.lists(line, min_size=1, max_size=12)
+
+
+def view_of(ls: list[str]) -> str:
+    return "\n".join(ls) + "\n"
+
+
+def occurrences(hay: str, needle: str) -> int:
+    """Occurrences of ``needle``, overlapping ones included."""
+    n, i = 0, hay.find(needle)
+    while i >= 0:
+        n += 1
+        i = hay.find(needle, i + 1)
+    return n
+
+
+def region(draw: st.DrawFn, text: str) -> tuple[int, int]:
+    i = draw(st.integers(0, len(text) - 1))
+    j = draw(st.integers(i + 1, min(len(text), i + 40)))
+    return i, j
+
+
+@st.composite
+def exact_edits(draw: st.DrawFn) -> tuple[str, str, str]:
+    view = view_of(draw(lines))
+    i, j = region(draw, view)
+    new = draw(st.text(alphabet=CHARS + "\n", max_size=20))
+    return view, view[i:j], new
+
+
+@SETTINGS
+@given(exact_edits())
+def test_unique_exact_edit_is_str_replace(case: tuple[str, str, str]) -> None:
+    view, old, new = case
+    assume(old != new and occurrences(view, old) == 1)
+    plan = plan_edit(view, old, new, markdown=True)
+    assert plan.tier is EXACT
+    assert apply_splices(view, plan.splices) == view.replace(old, new, 1)
+
+
+@st.composite
+def repeated_edits(draw: st.DrawFn) -> tuple[str, str, str]:
+    chunk = draw(st.text(alphabet=CHARS + "\n", min_size=1, max_size=10))
+    parts = draw(st.lists(line, min_size=2, max_size=4))
+    view = chunk.join(parts)
+    new = draw(st.text(alphabet=CHARS + "\n", max_size=10))
+    return view, chunk, new
+
+
+@SETTINGS
+@given(repeated_edits())
+def test_repeated_exact_text_is_ambiguous_unless_replace_all(case: tuple[str, str, str]) -> None:
+    view, old, new = case
+    assume(old != new and occurrences(view, old) > 1)
+    with pytest.raises(ToolError) as exc:
+        plan_edit(view, old, new, markdown=True)
+    assert exc.value.code == ErrorCode.AMBIGUOUS
+    if view.count(old) == occurrences(view, old):  # no overlaps: str.replace semantics
+        plan = plan_edit(view, old, new, markdown=True, replace_all=True)
+        assert apply_splices(view, plan.splices) == view.replace(old, new)
+
+
+# One near-miss kind per example, each undone by exactly one tier.
+PERTURB = {
+    "line_endings": lambda s: s.replace("\n", "\r\n"),
+    "quotes": lambda s: s.replace("\u2019", "'").replace("\u201c", '"').replace("\u201d", '"'),
+    "punctuation": lambda s: (
+        s.replace("\u2013", "-").replace("\u2014", "-").replace("\u2026", "...")
+    ).replace("\u00a0", " "),
+    "trailing_whitespace": lambda s: s.replace("\n", "  \n"),
+    "indentation": lambda s: "\n".join("    " + x if x.strip() else x for x in s.split("\n")),
+}
+
+
+@st.composite
+def near_misses(draw: st.DrawFn) -> tuple[str, tuple[int, int], str, str, str]:
+    kind = draw(st.sampled_from(sorted(PERTURB)))
+    view = view_of(draw(lines))
+    if kind == "indentation":  # whole lines, so the block can be re-indented
+        starts = [0] + [k + 1 for k, c in enumerate(view) if c == "\n" and k + 1 < len(view)]
+        a = draw(st.integers(0, len(starts) - 1))
+        b = draw(st.integers(a + 1, len(starts)))
+        i, j = starts[a], starts[b] if b < len(starts) else len(view)
+    else:
+        i, j = region(draw, view)
+    old = PERTURB[kind](view[i:j])
+    new = old + draw(st.sampled_from(["Z", "\nZZ", "\u201cZ\u201d"]))
+    return view, (i, j), old, new, kind
+
+
+@SETTINGS
+@given(near_misses())
+def test_tolerated_tier_never_touches_text_outside_the_match(
+    case: tuple[str, tuple[int, int], str, str, str],
+) -> None:
+    view, _, old, new, _ = case
+    assume(old != new)
+    try:
+        plan = plan_edit(view, old, new, markdown=True)
+    except ToolError as err:
+        assert err.code in (ErrorCode.AMBIGUOUS, ErrorCode.NO_MATCH)
+        return
+    result = apply_splices(view, plan.splices)
+    pos = 0
+    out_pos = 0
+    for sp in plan.splices:
+        assert 0 <= sp.start <= sp.end <= len(view)
+        untouched = view[pos : sp.start]
+        assert result[out_pos : out_pos + len(untouched)] == untouched
+        out_pos += len(untouched) + len(sp.text)
+        pos = sp.end
+    assert result[out_pos:] == view[pos:]
+
+
+@SETTINGS
+@given(near_misses())
+def test_a_tier_finds_the_place_the_model_meant(
+    case: tuple[str, tuple[int, int], str, str, str],
+) -> None:
+    view, (i, j), old, _, kind = case
+    found = locate(view, old)
+    assert found is not None, "the perturbed text must be found by some tier"
+    tier_names = [t.name for t in TIERS]
+    assert tier_names.index(found.tier.name) <= tier_names.index(kind)
+    if found.tier.name == kind and len(found.candidates) == 1 and found.overlap is None:
+        c = found.candidates[0]
+        assert c.start < max(j, i + 1) and c.end > i - 1, (c, (i, j))
+
+
+@st.composite
+def twins(draw: st.DrawFn) -> tuple[str, str]:
+    """A file holding two spellings of one phrase that only a tolerant tier equates."""
+    pre, mid, post = draw(line), draw(line), draw(line)
+    a = "say \u201chi\u201d \u2013 ok"
+    b = "say \u201chi\u201d \u2014 ok"
+    view = f"{pre}\n{a}\n{mid}\n{b}\n{post}\n"
+    return view, 'say "hi" - ok'
+
+
+@SETTINGS
+@given(twins())
+def test_a_tier_never_picks_one_of_two_equal_candidates(case: tuple[str, str]) -> None:
+    view, old = case
+    assume(old not in view)
+    with pytest.raises(ToolError) as exc:
+        plan_edit(view, old, "changed")
+    assert exc.value.code == ErrorCode.AMBIGUOUS
+
+
+endings = st.sampled_from(["\n", "\r\n", "\r"])
+encodings = st.sampled_from(["utf-8", "utf-8-sig", "utf-16-le", "utf-16-be"])
+
+
+@SETTINGS
+@given(st.lists(st.tuples(line, endings), min_size=1, max_size=10), encodings, st.data())
+def test_line_endings_bom_and_encoding_round_trip(
+    raw_lines: list[tuple[str, str]], enc_name: str, data: st.DataObject
+) -> None:
+    raw = "".join(text + nl for text, nl in raw_lines)
+    enc = Encoding(enc_name.replace("-sig", ""), bom=enc_name != "utf-8")
+    text, found_enc = decode(enc.encode(raw))
+    assert text == raw and found_enc.label == enc.label
+    view = to_view(raw)
+    i = data.draw(st.integers(0, len(view) - 1))
+    j = data.draw(st.integers(i + 1, len(view)))
+    old = view[i:j]
+    assume(occurrences(view, old) == 1 and "\n" not in old)
+    plan = plan_edit(view, old, "NEW\nLINE", markdown=True)
+    newline = ending_stats(raw).dominant
+    new_raw = apply_splices(raw, raw_splices(NewlineMap(raw), plan.splices, newline))
+    assert to_view(new_raw) == apply_splices(view, plan.splices)
+    # Every line ending outside the edit is kept; the new line break takes the dominant one.
+    nmap = NewlineMap(raw)
+    a, b = nmap.to_raw(i), nmap.to_raw(j)
+    assert new_raw[:a] == raw[:a] and new_raw[len(new_raw) - (len(raw) - b) :] == raw[b:]
+    assert new_raw[a : len(new_raw) - (len(raw) - b)] == f"NEW{newline}LINE"
+    back, enc2 = decode(enc.encode(new_raw))
+    assert back == new_raw and enc2.label == enc.label
+
+
+@SETTINGS
+@given(st.text(alphabet="abc\n", min_size=1, max_size=30), st.data())
+def test_composed_splices_equal_applying_each_step(base: str, data: st.DataObject) -> None:
+    current = base
+    steps: list[tuple[Splice, ...]] = []
+    for _ in range(data.draw(st.integers(1, 4))):
+        i = data.draw(st.integers(0, len(current)))
+        j = data.draw(st.integers(i, len(current)))
+        text = data.draw(st.text(alphabet="XYZ\n", max_size=5))
+        step = (Splice(i, j, text),)
+        steps.append(step)
+        current = apply_splices(current, step)
+    composed = compose(len(base), steps)
+    assert apply_splices(base, composed) == current
+    assert all(a.end <= b.start for a, b in itertools.pairwise(composed))
