@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: venv demo test lint format bench torture vsix clean
+.PHONY: venv demo test lint format bench nearmiss torture vsix clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -22,6 +22,10 @@ demo: $(STAMP)
 ## The whole test suite (end-to-end over stdio, unit and property tests, lint and types).
 test: $(STAMP) lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+## Share of near-miss edits recovered, and wrongly applied (must be 0).
+nearmiss: $(STAMP)
+	$(BIN)/python bench/nearmiss.py --json bench/results/nearmiss.json
 
 lint: $(STAMP)
 	$(BIN)/ruff check server tests bench
