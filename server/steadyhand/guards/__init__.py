@@ -1,0 +1,1 @@
+"""Guard rails: read-only sessions, protected paths, and credentials in new text."""

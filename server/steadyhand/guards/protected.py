@@ -1,0 +1,63 @@
+"""Who may change what: read-only sessions and protected paths.
+
+Protected paths (the version-control internals and the editors' own settings folders by
+default) stay readable; changing them needs the ``allowProtectedWrites`` setting. Denied
+paths (``denyGlobs``) are refused earlier, by path resolution, for reads as well.
+"""
+
+from __future__ import annotations
+
+import os
+
+from steadyhand.config import DEFAULT_PROTECTED_GLOBS
+from steadyhand.paths.globs import matches
+from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.tools.context import ToolContext
+
+#: Default ``protectedGlobs``.
+DEFAULT_PROTECTED = DEFAULT_PROTECTED_GLOBS
+
+
+def _relative(ctx: ToolContext, path: str) -> str | None:
+    for root in (*ctx.roots.workspace, *ctx.roots.allowed):
+        if path == root or path.startswith(root.rstrip("/") + "/"):
+            return os.path.relpath(path, root)
+    return None
+
+
+def protected_pattern(ctx: ToolContext, path: str) -> str | None:
+    """The protected glob ``path`` matches, if any (and writes to it are not allowed)."""
+    s = ctx.settings
+    if s.allow_protected_writes:
+        return None
+    rel = _relative(ctx, path)
+    for pattern in s.protected_globs:
+        if matches(pattern, path, rel):
+            return pattern
+    return None
+
+
+def is_read_only(ctx: ToolContext, session: str) -> bool:
+    return ctx.sessions.exists(session) and ctx.sessions.get(session).read_only
+
+
+def check_writable(ctx: ToolContext, path: str, session: str) -> None:
+    """Raise ``read_only`` or ``protected`` if ``session`` may not change ``path``."""
+    if is_read_only(ctx, session):
+        raise ToolError(
+            ErrorCode.READ_ONLY,
+            f"Session {session!r} is read-only: it may read files but not change them, so "
+            f"{path} was left as it is. Report the change you would make instead.",
+            path=path,
+            session=session,
+        )
+    pattern = protected_pattern(ctx, path)
+    if pattern is not None:
+        raise ToolError(
+            ErrorCode.PROTECTED,
+            f"{path} is protected (it matches {pattern!r}): agents may read it but not "
+            "change it. Leave it alone, or ask the user to change it or to turn on the "
+            "allowProtectedWrites setting.",
+            path=path,
+            pattern=pattern,
+        )

@@ -1,0 +1,166 @@
+"""Credentials in text: high-confidence patterns, scanned only where text is new.
+
+Only formats that are unmistakable are recognised (a fixed prefix and a fixed shape, or a
+PEM header), so a warning is worth reading. Findings never carry the secret itself: the
+excerpt keeps its first few characters, enough to find it, not enough to use it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from steadyhand.text.lines import split_lines
+
+#: (kind, regex). Each regex matches the credential itself on one line.
+PATTERNS: tuple[tuple[str, str], ...] = (
+    ("private key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+    ("AWS access key ID", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+    (
+        "AWS secret access key",
+        r"(?i:aws_?secret_?access_?key)[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])",
+    ),
+    ("Google API key", r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"),
+    ("Google OAuth client secret", r"\bGOCSPX-[0-9A-Za-z_\-]{28}(?![0-9A-Za-z_\-])"),
+    ("GCP service account key", r"\"private_key_id\"\s*:\s*\"[0-9a-f]{40}\""),
+    ("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b"),
+    ("GitHub fine-grained token", r"\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b"),
+    ("GitLab token", r"\bgl(?:pat|dt|rt|ptt|ft|agent|oas)-[A-Za-z0-9_\-]{20,}(?![A-Za-z0-9_\-])"),
+    ("Slack token", r"\bxox[abposr]-[0-9A-Za-z\-]{10,}"),
+    (
+        "Slack webhook URL",
+        r"https://hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,}",
+    ),
+    ("Stripe secret key", r"\b(?:sk|rk)_live_[0-9A-Za-z]{20,}\b"),
+    (
+        "OpenAI API key",
+        r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{16,}T3BlbkFJ[A-Za-z0-9_\-]{16,}",
+    ),
+    ("Anthropic API key", r"\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_\-]{80,}"),
+    ("npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    ("PyPI token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}"),
+    ("SendGrid API key", r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b"),
+    ("Azure storage account key", r"AccountKey=[A-Za-z0-9+/]{86}=="),
+)
+
+_RX = re.compile("|".join(f"(?P<p{i}>{rx})" for i, (_, rx) in enumerate(PATTERNS)))
+
+#: Lines longer than this are scanned only in their first part (minified files).
+MAX_LINE_CHARS = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One credential-looking match: what it looks like and where (1-based line)."""
+
+    kind: str
+    line: int
+    excerpt: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "line": self.line, "excerpt": self.excerpt}
+
+
+def _redact(text: str) -> str:
+    keep = 4 if len(text) > 12 else 2
+    return text[:keep] + "…"
+
+
+def scan_lines(lines: list[tuple[int, str]]) -> list[Finding]:
+    """Findings in numbered lines (``(line_number, text)``), in order."""
+    out: list[Finding] = []
+    for number, text in lines:
+        if len(text) > MAX_LINE_CHARS:
+            text = text[:MAX_LINE_CHARS]
+        for m in _RX.finditer(text):
+            index = int((m.lastgroup or "p0")[1:])
+            out.append(Finding(PATTERNS[index][0], number, _redact(m.group(0))))
+    return out
+
+
+def added_lines(old_view: str | None, new_view: str) -> list[tuple[int, str]]:
+    """The lines of ``new_view`` that ``old_view`` did not already hold, numbered.
+
+    A line counts as already there if the old text has as many copies of it as the new
+    text has up to that point, so moving or keeping a line never counts as adding it.
+    """
+    new = split_lines(new_view)
+    if not old_view:
+        return list(enumerate(new, start=1))
+    have = Counter(split_lines(old_view))
+    out: list[tuple[int, str]] = []
+    for number, line in enumerate(new, start=1):
+        if have[line] > 0:
+            have[line] -= 1
+        else:
+            out.append((number, line))
+    return out
+
+
+def scan_added(old_view: str | None, new_view: str) -> list[Finding]:
+    """Credentials in the lines the change adds (lines already present are not reported)."""
+    return scan_lines(added_lines(old_view, new_view))
+
+
+def describe(findings: list[Finding], most: int = 4) -> str:
+    """``AWS access key ID on line 3, GitHub token on line 9`` (the first few)."""
+    parts = [f"{f.kind} on line {f.line} ({f.excerpt})" for f in findings[:most]]
+    more = len(findings) - most
+    if more > 0:
+        parts.append(f"{more} more")
+    return ", ".join(parts)
+
+
+_ENV_EXAMPLES = (".example", ".sample", ".template", ".dist", ".defaults", ".tmpl")
+_SECRET_NAMES = frozenset(
+    {
+        ".envrc",
+        ".netrc",
+        "_netrc",
+        ".pgpass",
+        ".pypirc",
+        ".git-credentials",
+        ".dockercfg",
+        "credentials",
+        "credentials.json",
+        "secrets.json",
+        "secrets.yaml",
+        "secrets.yml",
+        "secrets.toml",
+        "id_rsa",
+        "id_dsa",
+        "id_ecdsa",
+        "id_ed25519",
+    }
+)
+_SECRET_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".keystore", ".jks")
+
+
+def looks_like_secrets_file(path: str) -> bool:
+    """Whether the file's name says it holds secrets (``.env``, ``.env.local``, ``*.pem``…)."""
+    name = os.path.basename(path).lower()
+    if name.endswith(_ENV_EXAMPLES):
+        return False
+    if name == ".env" or name.startswith(".env.") or name.endswith(".env"):
+        return True
+    return name in _SECRET_NAMES or name.endswith(_SECRET_SUFFIXES)
+
+
+def read_note(path: str, lines: list[str], first_line: int) -> str:
+    """A note for a read result when the file or the shown lines look like they hold secrets."""
+    found = scan_lines(list(enumerate(lines, start=first_line)))
+    by_name = looks_like_secrets_file(path)
+    if not found and not by_name:
+        return ""
+    what = "This file looks like it holds secrets"
+    if found:
+        where = sorted({f.line for f in found})
+        shown = ", ".join(str(n) for n in where[:6]) + (", …" if len(where) > 6 else "")
+        kinds = ", ".join(sorted({f.kind for f in found}))
+        what += f" (line(s) {shown} look like credentials: {kinds})"
+    return (
+        f"({what}. Do not copy its values into other files, commands or replies; refer to "
+        "them by name.)"
+    )

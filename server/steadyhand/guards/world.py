@@ -1,0 +1,81 @@
+"""The guard around the world: every change passes the write rules and the secret scan.
+
+:class:`GuardedWorld` wraps whatever world the server uses (disk, editor, or a history
+wrapper around either), so every tool that changes a file is covered without calling the
+guards itself. Tools may still call :func:`check_writable` early for a faster refusal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+
+from steadyhand.documents.snapshot import Snapshot
+from steadyhand.guards.protected import check_writable
+from steadyhand.guards.secrets import Finding, describe, scan_added
+from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.text.lines import to_view
+from steadyhand.tools.context import Applied, Change, ToolContext, World
+
+#: Tools that put back content the file held before: never scanned for secrets (an undo
+#: must be able to restore a file that held a credential before the agent touched it).
+RESTORING_TOOLS = frozenset({"undo", "rewind"})
+
+#: Above this many characters the scan runs off the event loop.
+_THREAD_CHARS = 1 << 20
+
+
+class GuardedWorld:
+    """A world that refuses what may not be written and reports credentials being added."""
+
+    def __init__(self, inner: World, ctx: ToolContext) -> None:
+        self.inner = inner
+        self.ctx = ctx
+
+    def current(self, path: str) -> Snapshot | None:
+        return self.inner.current(path)
+
+    async def apply(self, change: Change) -> Applied:
+        check_writable(self.ctx, change.path, change.session)
+        findings = await self._scan(change)
+        mode = self.ctx.settings.secrets
+        if findings and mode == "block":
+            raise ToolError(
+                ErrorCode.SECRET_DETECTED,
+                f"The new text for {change.path} adds what looks like a credential "
+                f"({describe(findings)}), so nothing was written. Keep credentials out of "
+                "files: read them from an environment variable or a secrets manager, and "
+                "retry without the value.",
+                path=change.path,
+                secrets=[f.as_dict() for f in findings],
+            )
+        applied = await self.inner.apply(change)
+        if not findings:
+            return applied
+        warning = (
+            f"Warning: the change adds what looks like a credential ({describe(findings)}). "
+            "Unless the user asked for it there, move it to an environment variable or a "
+            "secrets manager."
+        )
+        note = f"{applied.note} {warning}" if applied.note else warning
+        found = tuple(f.as_dict() for f in findings)
+        return dataclasses.replace(applied, note=note, findings=applied.findings + found)
+
+    async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
+        check_writable(self.ctx, path, session)
+        from steadyhand.history.world import delete_via
+
+        return await delete_via(self.inner, self.ctx, path, before, tool=tool, session=session)
+
+    async def _scan(self, change: Change) -> list[Finding]:
+        if self.ctx.settings.secrets == "off" or change.tool in RESTORING_TOOLS:
+            return []
+        old = change.before.view if change.before is not None else None
+        if len(change.new_raw) > _THREAD_CHARS:
+            return await asyncio.to_thread(scan_added, old, to_view(change.new_raw))
+        return scan_added(old, to_view(change.new_raw))
+
+
+def findings_fields(applied: Applied) -> dict[str, object]:
+    """The ``secrets`` field of a result, when the change added credential-like text."""
+    return {"secrets": list(applied.findings)} if applied.findings else {}

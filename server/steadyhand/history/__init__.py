@@ -1,0 +1,1 @@
+"""File history: every version Steadyhand replaces, for undo, checkpoints and rewind."""

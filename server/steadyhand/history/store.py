@@ -1,0 +1,376 @@
+"""The history store: every version Steadyhand replaced, on disk, per workspace.
+
+Layout under ``<base>/<workspace-key>/`` (created on first use, mode 0700, because the
+versions may hold anything the files held)::
+
+    meta.json      the workspace folders the store belongs to
+    index.jsonl    one JSON object per line: changes and checkpoints, oldest first
+    blobs/ab/<h>   zlib-compressed UTF-8 text, named by the xxh3-128 of the text
+
+Blobs are content-addressed, so a version that comes back (an undo, the same file twice)
+is stored once. The blobs are bounded by a byte budget: when it is exceeded, the least
+recently used blobs go first (a blob's mtime records its last use, so the order survives
+restarts). A change whose earlier content was evicted stays in the index, marked as no
+longer restorable. The index is append-only; it is rewritten (atomically) only when it
+grows past :data:`MAX_ENTRIES`. Several servers on one workspace share the store: each
+re-reads what the others appended before answering.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import secrets
+import sys
+import threading
+import time
+import zlib
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from steadyhand.state.hashing import content_hash, text_hash
+from steadyhand.text.lines import split_lines
+
+log = logging.getLogger(__name__)
+
+#: The index is compacted to its newest ``KEEP_ENTRIES`` entries past this many.
+MAX_ENTRIES = 20_000
+KEEP_ENTRIES = 15_000
+
+
+def default_base_dir() -> str:
+    """Where history lives unless the ``historyDir`` setting says otherwise."""
+    env = os.environ.get("XDG_STATE_HOME")
+    if env:
+        return os.path.join(env, "steadyhand")
+    home = os.path.expanduser("~")
+    if sys.platform == "win32":
+        local = os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
+        return os.path.join(local, "steadyhand", "state")
+    if sys.platform == "darwin":
+        return os.path.join(home, "Library", "Application Support", "steadyhand")
+    return os.path.join(home, ".local", "state", "steadyhand")
+
+
+def workspace_key(folders: list[str]) -> str:
+    """A folder name for a workspace: the first folder's name and a hash of all of them."""
+    real = sorted(os.path.realpath(f) for f in folders)
+    digest = text_hash("\n".join(real))[:16]
+    name = os.path.basename(real[0].rstrip("/")) if real else "no-workspace"
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:40] or "root"
+    return f"{safe}-{digest}"
+
+
+def line_stat(old_view: str | None, new_view: str | None) -> tuple[int, int]:
+    """(added, removed) lines, counting a line as kept if the other side has a copy."""
+    old = Counter(split_lines(old_view or ""))
+    new = Counter(split_lines(new_view or ""))
+    return sum((new - old).values()), sum((old - new).values())
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """One change Steadyhand made to a file: what was there before, what it left."""
+
+    id: str
+    path: str
+    time: float
+    session: str
+    tool: str
+    #: Whether the file existed before the change (False: the change created it).
+    existed: bool
+    #: Blob key of the content before, None if it did not exist or was not kept.
+    before: str | None
+    #: View hash (LF text) of the content before, None if it did not exist.
+    before_view: str | None
+    before_size: int
+    #: Encoding label of the content before (``utf-8``, ``utf-16-le``, ...).
+    encoding: str
+    #: View hash of the content the change left, None if the change deleted the file.
+    after_view: str | None
+    after_size: int
+    added: int
+    removed: int
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    id: str
+    session: str
+    label: str
+    time: float
+
+
+Entry = Version | Checkpoint
+
+
+def _entry_from(obj: dict[str, Any]) -> Entry | None:
+    kind = obj.pop("t", None)
+    try:
+        if kind == "change":
+            return Version(**obj)
+        if kind == "checkpoint":
+            return Checkpoint(**obj)
+    except TypeError:
+        pass
+    return None
+
+
+def _entry_json(entry: Entry) -> str:
+    kind = "change" if isinstance(entry, Version) else "checkpoint"
+    return json.dumps({"t": kind, **asdict(entry)}, separators=(",", ":"), ensure_ascii=False)
+
+
+def new_id(prefix: str = "") -> str:
+    return prefix + secrets.token_hex(4)
+
+
+class HistoryStore:
+    """Versions and checkpoints of one workspace (see the module docstring)."""
+
+    def __init__(
+        self, root: str, max_bytes: int, max_file_bytes: int, folders: tuple[str, ...] = ()
+    ) -> None:
+        self.root = root
+        self.folders = folders
+        self.max_bytes = max_bytes
+        self.max_file_bytes = max_file_bytes
+        self.blobs_dir = os.path.join(root, "blobs")
+        self.index_path = os.path.join(root, "index.jsonl")
+        self._entries: list[Entry] = []
+        self._offset = 0
+        self._ino: int | None = None
+        #: blob key -> (bytes on disk, last use); None until the blob folder is scanned.
+        self._blobs: dict[str, tuple[int, float]] | None = None
+        self._total = 0
+        #: Large texts are stored from a worker thread: blob bookkeeping is locked.
+        self._lock = threading.RLock()
+
+    # -- layout ---------------------------------------------------------------------
+
+    def _ensure_dirs(self) -> None:
+        if os.path.isdir(self.blobs_dir):
+            return
+        os.makedirs(self.blobs_dir, mode=0o700, exist_ok=True)
+        with contextlib.suppress(OSError):
+            os.chmod(self.root, 0o700)
+        meta = os.path.join(self.root, "meta.json")
+        if not os.path.exists(meta):
+            with open(meta, "w", encoding="utf-8") as f:
+                json.dump({"workspace": list(self.folders), "format": 1}, f)
+
+    def _blob_path(self, key: str) -> str:
+        return os.path.join(self.blobs_dir, key[:2], key)
+
+    # -- index ----------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Read what was appended to the index since the last look (by any server)."""
+        try:
+            st = os.stat(self.index_path)
+        except FileNotFoundError:
+            self._entries, self._offset, self._ino = [], 0, None
+            return
+        if st.st_ino != self._ino or st.st_size < self._offset:
+            self._entries, self._offset, self._ino = [], 0, st.st_ino
+        if st.st_size == self._offset:
+            return
+        with open(self.index_path, "rb") as f:
+            f.seek(self._offset)
+            data = f.read()
+        end = data.rfind(b"\n") + 1  # a line still being written waits for next time
+        for line in data[:end].splitlines():
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                log.warning("history: skipping a damaged index line in %s", self.index_path)
+                continue
+            entry = _entry_from(obj) if isinstance(obj, dict) else None
+            if entry is not None:
+                self._entries.append(entry)
+        self._offset += end
+
+    def append(self, entry: Entry) -> None:
+        self._ensure_dirs()
+        self.refresh()
+        line = (_entry_json(entry) + "\n").encode("utf-8", "surrogatepass")
+        fd = os.open(self.index_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+        self.refresh()
+        if len(self._entries) > MAX_ENTRIES:
+            self._compact()
+
+    def _compact(self) -> None:
+        keep = self._entries[-KEEP_ENTRIES:]
+        tmp = f"{self.index_path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8", errors="surrogatepass") as f:
+            for entry in keep:
+                f.write(_entry_json(entry) + "\n")
+        os.replace(tmp, self.index_path)
+        self._entries, self._offset, self._ino = [], 0, None
+        self.refresh()
+
+    @property
+    def entries(self) -> list[Entry]:
+        return list(self._entries)
+
+    def versions(self, path: str, session: str | None = None) -> list[Version]:
+        """The changes to ``path``, oldest first (only ``session``'s, if given)."""
+        return [
+            e
+            for e in self._entries
+            if isinstance(e, Version)
+            and e.path == path
+            and (session is None or e.session == session)
+        ]
+
+    def last_change(self, path: str, session: str | None = None) -> Version | None:
+        for e in reversed(self._entries):
+            if isinstance(e, Version) and e.path == path and session in (None, e.session):
+                return e
+        return None
+
+    def add_checkpoint(self, session: str, label: str) -> Checkpoint:
+        cp = Checkpoint(new_id("cp-"), session, label, time.time())
+        self.append(cp)
+        return cp
+
+    def find_checkpoint(self, session: str, name: str) -> tuple[int, Checkpoint] | None:
+        """The checkpoint called ``name`` (its id, or else its latest label) of ``session``."""
+        by_label: tuple[int, Checkpoint] | None = None
+        for i, e in enumerate(self._entries):
+            if isinstance(e, Checkpoint) and e.session == session:
+                if e.id == name:
+                    return i, e
+                if e.label == name:
+                    by_label = (i, e)
+        return by_label
+
+    def checkpoints(self, session: str) -> list[Checkpoint]:
+        return [e for e in self._entries if isinstance(e, Checkpoint) and e.session == session]
+
+    def changes_since(self, position: int) -> list[Version]:
+        return [e for e in self._entries[position + 1 :] if isinstance(e, Version)]
+
+    # -- blobs ----------------------------------------------------------------------
+
+    def _scan(self) -> dict[str, tuple[int, float]]:
+        blobs: dict[str, tuple[int, float]] = {}
+        total = 0
+        try:
+            shards = list(os.scandir(self.blobs_dir))
+        except OSError:
+            shards = []
+        for shard in shards:
+            if not shard.is_dir(follow_symlinks=False):
+                continue
+            for entry in os.scandir(shard.path):
+                if entry.name.endswith(".tmp"):
+                    continue
+                with contextlib.suppress(OSError):
+                    st = entry.stat(follow_symlinks=False)
+                    blobs[entry.name] = (st.st_size, st.st_mtime)
+                    total += st.st_size
+        self._blobs, self._total = blobs, total
+        return blobs
+
+    @property
+    def size_bytes(self) -> int:
+        blobs = self._blobs if self._blobs is not None else self._scan()
+        return sum(size for size, _ in blobs.values())
+
+    def put_text(self, text: str) -> str | None:
+        """Keep ``text``; returns its key, or None when it is over the per-file limit or
+        cannot be kept within the budget."""
+        data = text.encode("utf-8", "surrogatepass")
+        if len(data) > self.max_file_bytes:
+            return None
+        with self._lock:
+            return self._put(data)
+
+    def _put(self, data: bytes) -> str | None:
+        key = content_hash(data)
+        blobs = self._blobs if self._blobs is not None else self._scan()
+        path = self._blob_path(key)
+        now = time.time()
+        if key in blobs and os.path.exists(path):
+            self._touch(key, path, now)
+            return key
+        packed = zlib.compress(data, 6)
+        if len(packed) > self.max_bytes:
+            return None
+        self._ensure_dirs()
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.{secrets.token_hex(3)}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            view = memoryview(packed)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        old = blobs.get(key)
+        self._total += len(packed) - (old[0] if old else 0)
+        blobs[key] = (len(packed), now)
+        if self._total > self.max_bytes:
+            self._evict(key)
+        return key
+
+    def _touch(self, key: str, path: str, now: float) -> None:
+        with contextlib.suppress(OSError):
+            os.utime(path, (now, now))
+        if self._blobs is not None and key in self._blobs:
+            self._blobs[key] = (self._blobs[key][0], now)
+
+    def has(self, key: str | None) -> bool:
+        return key is not None and os.path.exists(self._blob_path(key))
+
+    def get_text(self, key: str) -> str | None:
+        """The text kept under ``key``, or None if it is gone or damaged."""
+        path = self._blob_path(key)
+        try:
+            with open(path, "rb") as f:
+                data = zlib.decompress(f.read())
+        except (OSError, zlib.error):
+            return None
+        if content_hash(data) != key:
+            log.warning("history: blob %s is damaged; ignoring it", key)
+            return None
+        self._touch(key, path, time.time())
+        return data.decode("utf-8", "surrogatepass")
+
+    def evict(self, keep: str | None = None) -> list[str]:
+        """Drop least recently used blobs until the store is a little under its budget
+        (so that a full store does not rescan its folder on every new version)."""
+        with self._lock:
+            return self._evict(keep)
+
+    def _evict(self, keep: str | None) -> list[str]:
+        blobs = self._scan()  # other servers may have added blobs: count them all
+        target = self.max_bytes * 9 // 10
+        dropped: list[str] = []
+        for key, (size, _) in sorted(blobs.items(), key=lambda kv: kv[1][1]):
+            if self._total <= target:
+                break
+            if key == keep:
+                continue
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._blob_path(key))
+            del blobs[key]
+            self._total -= size
+            dropped.append(key)
+        if dropped:
+            log.info("history: evicted %d version(s) to stay within budget", len(dropped))
+        return dropped
+
+    def resize(self, max_bytes: int, max_file_bytes: int) -> None:
+        self.max_bytes, self.max_file_bytes = max_bytes, max_file_bytes
+        if self._blobs is not None and self._total > max_bytes:
+            self.evict()

@@ -1,0 +1,204 @@
+"""Recording history around the world: the content a change replaces is kept first.
+
+:class:`HistoryWorld` wraps whatever world the server uses; every change any tool sends
+through ``ctx.world.apply`` (edit, write, undo, rewind, and tools added later) has the
+file's previous content saved before it is delegated, and is entered in the index once
+it succeeded. Deleting a file (an undo of a creation) goes through :func:`delete_via`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+
+from steadyhand.documents.snapshot import Snapshot
+from steadyhand.fs.atomic import _fsync_folder
+from steadyhand.history.store import HistoryStore, Version, default_base_dir, line_stat, new_id
+from steadyhand.history.store import workspace_key as _workspace_key
+from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.text.encoding import UTF8, Encoding
+from steadyhand.tools.context import Applied, Change, ToolContext, World
+
+log = logging.getLogger(__name__)
+
+_THREAD_CHARS = 1 << 20
+
+
+def encoding_from_label(label: str) -> Encoding:
+    if label == "utf-8-sig":
+        return Encoding("utf-8", bom=True)
+    if label.startswith("utf-16"):
+        return Encoding(label, bom=True)
+    if label == "latin-1":
+        return Encoding("latin-1")
+    return UTF8
+
+
+def configure(ctx: ToolContext, folders: list[str]) -> None:
+    """Point ``ctx.history`` at the store for these settings and workspace folders."""
+    s = ctx.settings
+    if not s.history:
+        ctx.history = None
+        return
+    base = os.path.expanduser(s.history_dir) if s.history_dir else default_base_dir()
+    root = os.path.join(os.path.abspath(base), _workspace_key(folders))
+    cur = ctx.history
+    if cur is not None and cur.root == root:
+        cur.resize(s.history_max_bytes, s.history_max_file_bytes)
+        return
+    ctx.history = HistoryStore(root, s.history_max_bytes, s.history_max_file_bytes, tuple(folders))
+    log.info("history store: %s", root)
+
+
+async def _keep(store: HistoryStore, snap: Snapshot | None) -> tuple[str | None, str]:
+    """Save the content a change replaces; returns (key or None, a note if not kept)."""
+    if snap is None:
+        return None, ""
+    try:
+        if len(snap.raw) > _THREAD_CHARS:
+            key = await asyncio.to_thread(store.put_text, snap.raw)
+        else:
+            key = store.put_text(snap.raw)
+    except OSError as exc:
+        log.warning("history: could not keep the previous content of %s: %s", snap.path, exc)
+        return None, (f"(The previous content could not be kept for undo: {exc.strerror or exc}.)")
+    if key is None:
+        return None, "(The previous content is too large to keep for undo.)"
+    return key, ""
+
+
+def _record(
+    store: HistoryStore,
+    path: str,
+    before: Snapshot | None,
+    key: str | None,
+    after: Snapshot | None,
+    *,
+    tool: str,
+    session: str,
+) -> None:
+    if before is not None and len(before.raw) > _THREAD_CHARS:
+        added = removed = 0
+    else:
+        added, removed = line_stat(before.view if before else None, after.view if after else None)
+    version = Version(
+        id=new_id(),
+        path=path,
+        time=time.time(),
+        session=session,
+        tool=tool,
+        existed=before is not None,
+        before=key,
+        before_view=before.view_hash if before is not None else None,
+        before_size=before.size if before is not None else 0,
+        encoding=_label(before, after),
+        after_view=after.view_hash if after is not None else None,
+        after_size=after.size if after is not None else 0,
+        added=added,
+        removed=removed,
+    )
+    try:
+        store.append(version)
+    except OSError as exc:
+        log.warning("history: could not record a change to %s: %s", path, exc)
+
+
+def _label(before: Snapshot | None, after: Snapshot | None) -> str:
+    snap = before if before is not None else after
+    return snap.encoding.label if snap is not None else "utf-8"
+
+
+class HistoryWorld:
+    """A world that keeps every version it replaces (see the module docstring)."""
+
+    def __init__(self, inner: World, ctx: ToolContext) -> None:
+        self.inner = inner
+        self.ctx = ctx
+
+    def current(self, path: str) -> Snapshot | None:
+        return self.inner.current(path)
+
+    async def apply(self, change: Change) -> Applied:
+        store = self.ctx.history
+        if store is None:
+            return await self.inner.apply(change)
+        key, note = await _keep(store, change.before)
+        applied = await self.inner.apply(change)
+        _record(
+            store,
+            change.path,
+            change.before,
+            key,
+            applied.snapshot,
+            tool=change.tool,
+            session=change.session,
+        )
+        if note:
+            return Applied(
+                applied.via,
+                applied.snapshot,
+                applied.on_disk,
+                f"{applied.note} {note}".strip(),
+                applied.findings,
+            )
+        return applied
+
+    async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
+        store = self.ctx.history
+        key, note = (None, "") if store is None else await _keep(store, before)
+        applied = await delete_via(self.inner, self.ctx, path, before, tool=tool, session=session)
+        if store is not None:
+            _record(store, path, before, key, None, tool=tool, session=session)
+        return Applied(applied.via, applied.snapshot, applied.on_disk, note)
+
+
+async def delete_via(
+    world: World, ctx: ToolContext, path: str, before: Snapshot, *, tool: str, session: str
+) -> Applied:
+    """Delete ``path`` through ``world`` if it can delete, else from disk.
+
+    A world that knows about open documents provides ``delete`` itself; the fallback
+    refuses to delete a file that is open in the editor, since the editor would keep it.
+    """
+    deleter = getattr(world, "delete", None)
+    if deleter is not None:
+        result: Applied = await deleter(path, before, tool=tool, session=session)
+        return result
+    if world.current(path) is not None:
+        raise ToolError(
+            ErrorCode.EDIT_REJECTED,
+            f"{path} is open in the editor, which would keep it alive after a delete, so it "
+            "was left as it is. Ask the user to close it, then retry.",
+            path=path,
+        )
+    try:
+        ctx.syscalls.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise ToolError(
+            ErrorCode.IO_ERROR,
+            f"Could not delete {path}: {exc.strerror or exc}. It is as it was. Fix the cause "
+            "(permissions, a read-only folder) or tell the user.",
+            path=path,
+        ) from exc
+    if ctx.settings.fsync:
+        with contextlib.suppress(OSError):
+            _fsync_folder(os.path.dirname(path))
+    gone = Snapshot(path, "disk", "", before.encoding, "", 0, 0)
+    return Applied(via="disk", snapshot=gone, on_disk=True)
+
+
+def unwrap(world: World) -> World:
+    """The innermost world under any wrappers (``inner`` attributes)."""
+    while True:
+        inner = getattr(world, "inner", None)
+        if inner is None:
+            return world
+        world = inner
+
+
+__all__ = ["HistoryWorld", "configure", "delete_via", "encoding_from_label", "unwrap"]

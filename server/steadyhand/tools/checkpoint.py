@@ -1,0 +1,227 @@
+"""``checkpoint`` and ``rewind``: mark a point in a session, and go back to it.
+
+A rewind restores every file the session changed since the checkpoint, as one operation:
+files that someone else changed since (another session, the user) are skipped and
+reported, and the rest are restored all together or, if one of them fails, not at all.
+"""
+
+from __future__ import annotations
+
+import itertools
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+
+from steadyhand.documents.snapshot import Snapshot
+from steadyhand.guards.protected import is_read_only, protected_pattern
+from steadyhand.history.store import Checkpoint, HistoryStore, Version
+from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.params import CheckpointParams, RewindParams
+from steadyhand.protocol.results import Result, success
+from steadyhand.tools.context import ToolContext
+from steadyhand.tools.undo import (
+    clock,
+    current_content,
+    iso,
+    remove,
+    require_history,
+    restore,
+    untouched,
+)
+
+
+def checkpoint(ctx: ToolContext, p: CheckpointParams) -> Result:
+    store = require_history(ctx)
+    cp = store.add_checkpoint(p.session, p.label or "")
+    named = f" ({cp.label!r})" if cp.label else ""
+    return success(
+        f"Checkpoint {cp.id}{named} set for session {p.session!r}. To undo every change "
+        f"this session makes from now on, call rewind with checkpoint {cp.id!r}.",
+        checkpoint=cp.id,
+        label=cp.label,
+        session=p.session,
+        time=iso(cp.time),
+    )
+
+
+@dataclass
+class _Plan:
+    path: str
+    now: Snapshot | None
+    #: Text to restore; None means delete (the session created the file).
+    text: str | None
+    encoding: str
+
+
+def _find(store: HistoryStore, p: RewindParams) -> tuple[int, Checkpoint]:
+    found = store.find_checkpoint(p.session, p.checkpoint)
+    if found is None:
+        known = [
+            c.id + (f" ({c.label!r})" if c.label else "") for c in store.checkpoints(p.session)
+        ]
+        listing = ", ".join(known[-5:]) if known else "none"
+        raise ToolError(
+            ErrorCode.NO_HISTORY,
+            f"Session {p.session!r} has no checkpoint {p.checkpoint!r} (its checkpoints: "
+            f"{listing}). Pass a checkpoint id or label that checkpoint returned.",
+            checkpoint=p.checkpoint,
+        )
+    return found
+
+
+def _plan_file(
+    ctx: ToolContext, store: HistoryStore, session: str, path: str, changes: list[Version]
+) -> _Plan | str:
+    """What to do for one file, or why it is skipped."""
+    others = sorted({v.session for v in changes if v.session != session})
+    if others:
+        who = ", ".join(repr(o) for o in others)
+        return f"session {who} also changed it since the checkpoint"
+    for prev, nxt in itertools.pairwise(changes):
+        if nxt.before_view != prev.after_view:
+            return "it was changed outside Steadyhand between this session's changes"
+    now = current_content(ctx, path)
+    last = changes[-1]
+    if not untouched(last, now):
+        return f"it changed since this session's last change ({last.tool} at {clock(last.time)})"
+    first = changes[0]
+    if not first.existed:
+        return _Plan(path, now, None, first.encoding)
+    text = store.get_text(first.before) if first.before is not None else None
+    if text is None:
+        return "its version at the checkpoint is no longer kept (too large or evicted)"
+    return _Plan(path, now, text, first.encoding)
+
+
+async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
+    store = require_history(ctx)
+    position, cp = _find(store, p)
+    if is_read_only(ctx, p.session):
+        raise ToolError(
+            ErrorCode.READ_ONLY,
+            f"Session {p.session!r} is read-only: it may read files but not change them, so "
+            "nothing was rewound. Report what you would restore instead.",
+            session=p.session,
+        )
+    mine = {v.path for v in store.changes_since(position) if v.session == p.session}
+    named = f" ({cp.label!r})" if cp.label else ""
+    if not mine:
+        return success(
+            f"Session {p.session!r} changed no file since checkpoint {cp.id}{named}; nothing "
+            "to rewind.",
+            checkpoint=cp.id,
+            restored=[],
+            deleted=[],
+            skipped=[],
+            unchanged=[],
+        )
+    async with AsyncExitStack() as stack:
+        for path in sorted(mine):
+            await stack.enter_async_context(ctx.locks.hold(path))
+        store.refresh()
+        changes = store.changes_since(position)
+        plans: list[_Plan] = []
+        skipped: list[dict[str, str]] = []
+        unchanged: list[str] = []
+        for path in sorted(mine):
+            outcome = _plan_file(
+                ctx, store, p.session, path, [v for v in changes if v.path == path]
+            )
+            if isinstance(outcome, str):
+                skipped.append({"path": path, "reason": outcome})
+                continue
+            if (outcome.text is None and outcome.now is None) or (
+                outcome.now is not None and outcome.now.raw == outcome.text
+            ):
+                unchanged.append(path)
+                continue
+            pattern = protected_pattern(ctx, path)
+            if pattern is not None:
+                skipped.append({"path": path, "reason": f"it is protected ({pattern!r})"})
+                continue
+            plans.append(outcome)
+        restored, deleted = await _apply_all(ctx, plans, p.session)
+    lines = [f"- restored {x}" for x in restored]
+    lines += [f"- deleted {x} (this session created it)" for x in deleted]
+    lines += [f"- unchanged {x} (already as at the checkpoint)" for x in unchanged]
+    lines += [f"- skipped {s['path']}: {s['reason']}" for s in skipped]
+    head = (
+        f"Rewound session {p.session!r} to checkpoint {cp.id}{named}: {len(restored)} "
+        f"restored, {len(deleted)} deleted, {len(skipped)} skipped."
+    )
+    if skipped:
+        head += (
+            " Skipped files keep their current content: read them and decide with the user "
+            "what to do."
+        )
+    return success(
+        head + "\n" + "\n".join(lines),
+        checkpoint=cp.id,
+        restored=restored,
+        deleted=deleted,
+        skipped=skipped,
+        unchanged=unchanged,
+    )
+
+
+async def _apply_all(
+    ctx: ToolContext, plans: list[_Plan], session: str
+) -> tuple[list[str], list[str]]:
+    """Apply every plan, or none: on a failure the ones already applied are put back."""
+    done: list[_Plan] = []
+    try:
+        for plan in plans:
+            if plan.text is None:
+                assert plan.now is not None
+                await remove(ctx, plan.path, plan.now, tool="rewind", session=session)
+            else:
+                await restore(
+                    ctx,
+                    plan.path,
+                    plan.now,
+                    plan.text,
+                    plan.encoding,
+                    tool="rewind",
+                    session=session,
+                )
+            done.append(plan)
+    except ToolError as err:
+        failed = plan.path
+        stuck = await _roll_back(ctx, done, session)
+        outcome = (
+            "Every file it had already restored was put back, so nothing was changed."
+            if not stuck
+            else f"These files could not be put back and hold their checkpoint version: "
+            f"{', '.join(stuck)} (their newer content is in history: undo brings it back)."
+        )
+        raise ToolError(
+            err.code,
+            f"Rewind stopped at {failed}: {err.message} {outcome}",
+            path=failed,
+            not_rolled_back=stuck,
+        ) from err
+    restored = [x.path for x in done if x.text is not None]
+    deleted = [x.path for x in done if x.text is None]
+    return restored, deleted
+
+
+async def _roll_back(ctx: ToolContext, done: list[_Plan], session: str) -> list[str]:
+    stuck: list[str] = []
+    for plan in reversed(done):
+        now = current_content(ctx, plan.path)
+        try:
+            if plan.now is None:
+                if now is not None:
+                    await remove(ctx, plan.path, now, tool="rewind", session=session)
+            else:
+                await restore(
+                    ctx,
+                    plan.path,
+                    now,
+                    plan.now.raw,
+                    plan.now.encoding.label,
+                    tool="rewind",
+                    session=session,
+                )
+        except ToolError:
+            stuck.append(plan.path)
+    return stuck

@@ -1,0 +1,269 @@
+"""``history`` and ``undo``: the versions Steadyhand knows for a file, and taking one back.
+
+An undo is a change like any other: it goes through ``ctx.world.apply`` (an editor edit
+for an open document, an atomic disk write otherwise), so it is guarded and recorded, and
+undoing it again brings the change back.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+
+from steadyhand.documents.snapshot import Snapshot
+from steadyhand.guards.protected import check_writable
+from steadyhand.history.store import HistoryStore, Version
+from steadyhand.history.world import delete_via, encoding_from_label
+from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.params import HistoryParams, UndoParams
+from steadyhand.protocol.results import Result, success
+from steadyhand.text.diff import stat, whole_diff
+from steadyhand.tools.context import Applied, Change, ToolContext
+from steadyhand.tools.records import full_range, record_for, remember
+from steadyhand.tools.write import encode_for
+
+#: Diffs of restores are put in results only for texts up to this many characters.
+DIFF_MAX_CHARS = 200_000
+DEFAULT_HISTORY_LIMIT = 20
+
+
+def require_history(ctx: ToolContext) -> HistoryStore:
+    store = ctx.history
+    if store is None:
+        raise ToolError(
+            ErrorCode.NO_HISTORY,
+            "File history is turned off (the history setting is false), so there are no "
+            "versions to list or restore. Ask the user to turn it on.",
+        )
+    store.refresh()
+    return store
+
+
+def clock(t: float) -> str:
+    return datetime.datetime.fromtimestamp(t).strftime("%H:%M:%S")
+
+
+def iso(t: float) -> str:
+    return datetime.datetime.fromtimestamp(t).astimezone().isoformat(timespec="seconds")
+
+
+def current_content(ctx: ToolContext, path: str) -> Snapshot | None:
+    """The file as it is now (open buffer or disk), None if it does not exist."""
+    buf = ctx.world.current(path)
+    if buf is not None:
+        return buf
+    if not os.path.lexists(path):
+        return None
+    return ctx.snapshot(path)
+
+
+def untouched(v: Version, now: Snapshot | None) -> bool:
+    """Whether the file is still exactly what change ``v`` left."""
+    if now is None:
+        return v.after_view is None
+    return v.after_view is not None and now.view_hash == v.after_view
+
+
+def restorable(store: HistoryStore, v: Version) -> bool:
+    return not v.existed or store.has(v.before)
+
+
+def version_fields(store: HistoryStore, v: Version, current: bool) -> dict[str, object]:
+    return {
+        "id": v.id,
+        "time": iso(v.time),
+        "session": v.session,
+        "tool": v.tool,
+        "existed_before": v.existed,
+        "size_before": v.before_size if v.existed else None,
+        "size_after": v.after_size if v.after_view is not None else None,
+        "added": v.added,
+        "removed": v.removed,
+        "restorable": restorable(store, v),
+        "current": current,
+    }
+
+
+def _describe(v: Version) -> str:
+    if not v.existed:
+        return f"created ({v.after_size:,} bytes)"
+    if v.after_view is None:
+        return f"deleted ({v.before_size:,} bytes)"
+    return f"+{v.added} / -{v.removed} → {v.after_size:,} bytes"
+
+
+def history(ctx: ToolContext, p: HistoryParams) -> Result:
+    store = require_history(ctx)
+    rp = ctx.resolve(p.file_path)
+    versions = store.versions(rp.path, p.session)
+    who = f" by session {p.session!r}" if p.session else ""
+    if not versions:
+        return success(
+            f"Steadyhand has no recorded change to {rp.path}{who}, so there is nothing to "
+            "undo there.",
+            path=rp.path,
+            versions=[],
+        )
+    now = current_content(ctx, rp.path)
+    limit = p.limit or DEFAULT_HISTORY_LIMIT
+    newest = list(reversed(versions))[:limit]
+    lines: list[str] = []
+    fields: list[dict[str, object]] = []
+    for i, v in enumerate(newest):
+        is_current = i == 0 and untouched(v, now)
+        fields.append(version_fields(store, v, is_current))
+        marks = []
+        if is_current:
+            marks.append("current")
+        if not restorable(store, v):
+            marks.append("earlier content no longer kept")
+        mark = f"  ({'; '.join(marks)})" if marks else ""
+        lines.append(
+            f"  {v.id}  {clock(v.time)}  session {v.session}  {v.tool}  {_describe(v)}{mark}"
+        )
+    head = f"{len(versions)} change(s) Steadyhand made to {rp.path}{who}, newest first"
+    if len(versions) > len(newest):
+        head += f" (showing {len(newest)})"
+    tail = ""
+    if now is not None and not untouched(versions[-1], now) and not p.session:
+        tail = "\nThe file has changed since Steadyhand's last change (someone else edited it)."
+    message = (
+        f"{head}:\n" + "\n".join(lines) + tail + "\nTo take back the latest change, call undo "
+        "with this file_path."
+    )
+    return success(message, path=rp.path, versions=fields)
+
+
+async def undo(ctx: ToolContext, p: UndoParams) -> Result:
+    store = require_history(ctx)
+    rp = ctx.resolve(p.file_path)
+    path = rp.path
+    if p.session is not None:
+        check_writable(ctx, path, p.session)
+    async with ctx.locks.hold(path):
+        store.refresh()
+        v = store.last_change(path, p.session)
+        if v is None:
+            who = f" by session {p.session!r}" if p.session else ""
+            raise ToolError(
+                ErrorCode.NO_HISTORY,
+                f"Steadyhand has no recorded change to {path}{who}, so there is nothing to "
+                "undo. Call history to see the versions it knows.",
+                path=path,
+            )
+        acting = p.session or v.session
+        check_writable(ctx, path, acting)
+        now = current_content(ctx, path)
+        if not untouched(v, now) and not p.force:
+            gone = " was deleted" if now is None else " has changed"
+            raise ToolError(
+                ErrorCode.STALE,
+                f"{path}{gone} since the {v.tool} by session {v.session!r} at {clock(v.time)}, so "
+                "undoing it would throw that newer work away; nothing was changed. Read the "
+                "file to see what is there now. To restore the earlier version anyway, call "
+                "undo again with force: true (what is there now will be kept in history).",
+                path=path,
+                version=v.id,
+            )
+        target: str | None = None
+        if v.existed:
+            target = store.get_text(v.before) if v.before is not None else None
+            if target is None:
+                raise ToolError(
+                    ErrorCode.NO_HISTORY,
+                    f"The version of {path} before the {v.tool} by session {v.session!r} at "
+                    f"{clock(v.time)} is no longer kept (it was too large, or the history "
+                    "budget evicted it), so it cannot be restored. Nothing was changed.",
+                    path=path,
+                    version=v.id,
+                )
+        who = f"the {v.tool} by session {v.session!r} at {clock(v.time)}"
+        if target is None:
+            return await _undo_creation(ctx, path, now, acting, who, v)
+        return await _restore(ctx, path, now, target, v, acting, who)
+
+
+async def _undo_creation(
+    ctx: ToolContext, path: str, now: Snapshot | None, acting: str, who: str, v: Version
+) -> Result:
+    if now is None:
+        raise ToolError(
+            ErrorCode.NO_CHANGE,
+            f"{who[0].upper()}{who[1:]} created {path}, and it no longer exists: there is "
+            "nothing to undo.",
+            path=path,
+        )
+    await remove(ctx, path, now, tool="undo", session=acting)
+    message = (
+        f"Undid {who}, which created {path}: the file was deleted. Call undo again to bring "
+        "it back."
+    )
+    await _notify(ctx, path)
+    return success(message, path=path, type="delete", undone=v.id, session=acting)
+
+
+async def _restore(
+    ctx: ToolContext,
+    path: str,
+    now: Snapshot | None,
+    target: str,
+    v: Version,
+    acting: str,
+    who: str,
+) -> Result:
+    if now is not None and now.raw == target:
+        raise ToolError(
+            ErrorCode.NO_CHANGE,
+            f"{path} already holds the version from before {who}; nothing was changed.",
+            path=path,
+        )
+    applied = await restore(ctx, path, now, target, v.encoding, tool="undo", session=acting)
+    fields: dict[str, object] = {"path": path, "type": "restore", "undone": v.id}
+    diff = ""
+    if now is not None and len(now.view) + len(applied.snapshot.view) <= DIFF_MAX_CHARS:
+        diff = whole_diff(now.view, applied.snapshot.view, name=path.lstrip("/"))
+        ds = stat(diff)
+        fields.update(diff=diff, added=ds.added, removed=ds.removed)
+        change = f" (+{ds.added} / -{ds.removed})"
+    else:
+        change = " (recreated)" if now is None else ""
+    message = f"Restored {path} to the version before {who}{change}. Call undo again to redo it."
+    if applied.note:
+        message += " " + applied.note
+    await _notify(ctx, path)
+    return success(message, **fields, session=acting, via=applied.via, on_disk=applied.on_disk)
+
+
+async def restore(
+    ctx: ToolContext,
+    path: str,
+    now: Snapshot | None,
+    text: str,
+    encoding_label: str,
+    *,
+    tool: str,
+    session: str,
+) -> Applied:
+    """Make ``text`` the content of ``path`` through the world; keep the session true."""
+    # An open buffer keeps its own encoding; on disk the version's own encoding returns.
+    buffer = now is not None and now.source == "buffer"
+    enc = now.encoding if now is not None and buffer else encoding_from_label(encoding_label)
+    data = encode_for(ctx, path, text, enc)
+    applied = await ctx.world.apply(Change(path, now, text, data, enc, tool, session=session))
+    after = applied.snapshot
+    ctx.sessions.get(session).put(record_for(after, full_range(after), None))
+    remember(ctx, after)
+    return applied
+
+
+async def remove(ctx: ToolContext, path: str, now: Snapshot, *, tool: str, session: str) -> None:
+    """Delete ``path`` through the world (recorded in history, so it can be undone)."""
+    await delete_via(ctx.world, ctx, path, now, tool=tool, session=session)
+    ctx.sessions.get(session).drop(path)
+
+
+async def _notify(ctx: ToolContext, path: str) -> None:
+    if ctx.on_change is not None:
+        r = ctx.on_change(path, "undo")
+        if r is not None:
+            await r

@@ -1,0 +1,106 @@
+"""The credential scanner: what it recognises, and that only added lines count."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from steadyhand.guards.secrets import (
+    added_lines,
+    looks_like_secrets_file,
+    read_note,
+    scan_added,
+    scan_lines,
+)
+
+SAMPLES = {
+    "private key": "-----BEGIN RSA " + "PRIVATE KEY-----",
+    "AWS access key ID": "id = AKIA" + "IOSFODNN7EXAMPLE",
+    "AWS secret access key": "aws_secret_access_key = "
+    + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "Google API key": "key=AIza" + "SyA-abcdefghijklmnopqrstuvwxyz01234",
+    "GitHub token": "ghp_" + "x1Y2" * 9,
+    "GitHub fine-grained token": "github_pat_" + "A" * 22 + "_" + "b" * 59,
+    "GitLab token": "glpat-" + "abcdefghij0123456789",
+    "Slack token": "xoxb-" + "1234567890-abcdefghij",
+    "Stripe secret key": "sk_" + "live_" + "a1b2c3d4e5f6g7h8i9j0k1l2",
+    "npm token": "npm_" + "a" * 36,
+    "OpenAI API key": "sk-proj-" + "a" * 20 + "T3Blbk" + "FJ" + "b" * 20,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SAMPLES))
+def test_each_pattern_is_recognised(kind: str) -> None:
+    found = scan_lines([(7, SAMPLES[kind])])
+    assert [(f.kind, f.line) for f in found] == [(kind, 7)]
+    assert found[0].excerpt.endswith("…")
+    assert len(found[0].excerpt) <= 5
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "AKIA in prose is fine",
+        "sk_test_" + "a1b2c3d4e5f6g7h8i9j0k1l2",  # test-mode keys are not credentials
+        "ghp_short",
+        "-----BEGIN PUBLIC KEY-----",
+        "password = os.environ['DB_PASSWORD']",
+    ],
+)
+def test_look_alikes_are_not_reported(text: str) -> None:
+    assert scan_lines([(1, text)]) == []
+
+
+lines = st.lists(st.text(alphabet="abc xyz=\t'", max_size=12), max_size=20)
+
+
+@given(lines, st.randoms())
+def test_reordering_or_dropping_lines_adds_nothing(old: list[str], rnd: object) -> None:
+    secret = SAMPLES["GitHub token"]
+    before = [*old, secret]
+    after = list(before)
+    rnd.shuffle(after)  # type: ignore[attr-defined]
+    after = after[: len(after) // 2 + 1]
+    old_text = "".join(line + "\n" for line in before)
+    new_text = "".join(line + "\n" for line in after)
+    assert scan_added(old_text, new_text) == []
+
+
+@given(lines, st.integers(min_value=0, max_value=20))
+def test_an_inserted_secret_is_reported_at_its_line(old: list[str], at: int) -> None:
+    at = min(at, len(old))
+    new = [*old[:at], SAMPLES["AWS access key ID"], *old[at:]]
+    found = scan_added("".join(x + "\n" for x in old), "".join(x + "\n" for x in new))
+    assert [(f.kind, f.line) for f in found] == [("AWS access key ID", at + 1)]
+
+
+def test_a_second_copy_of_a_present_secret_counts_as_added() -> None:
+    s = SAMPLES["npm token"]
+    assert [n for n, _ in added_lines(f"{s}\nx\n", f"{s}\nx\n{s}\n")] == [3]
+    assert [f.line for f in scan_added(f"{s}\n", f"{s}\n{s}\n")] == [2]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        (".env", True),
+        (".env.local", True),
+        ("prod.env", True),
+        ("id_ed25519", True),
+        ("server.pem", True),
+        (".env.example", False),
+        (".env.sample", False),
+        ("environment.py", False),
+        ("README.md", False),
+    ],
+)
+def test_secrets_file_names(name: str, expected: bool) -> None:
+    assert looks_like_secrets_file(f"/ws/{name}") is expected
+
+
+def test_read_note_names_lines_not_values() -> None:
+    note = read_note("/ws/app.py", ["x = 1", SAMPLES["Slack token"]], 10)
+    assert "line(s) 11" in note and "Slack token" in note
+    assert SAMPLES["Slack token"] not in note
+    assert read_note("/ws/app.py", ["x = 1"], 1) == ""

@@ -1,0 +1,119 @@
+"""The on-disk history store: deduplication, LRU eviction, sharing between servers."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from steadyhand.history.store import (
+    HistoryStore,
+    Version,
+    default_base_dir,
+    line_stat,
+    new_id,
+    workspace_key,
+)
+
+
+def _version(path: str, key: str | None, session: str = "s") -> Version:
+    return Version(
+        id=new_id(),
+        path=path,
+        time=time.time(),
+        session=session,
+        tool="edit",
+        existed=True,
+        before=key,
+        before_view="b",
+        before_size=1,
+        encoding="utf-8",
+        after_view="a",
+        after_size=1,
+        added=1,
+        removed=1,
+    )
+
+
+def test_identical_content_is_stored_once(tmp_path: Path) -> None:
+    store = HistoryStore(str(tmp_path / "h"), 10_000, 10_000)
+    k1 = store.put_text("same text\n" * 20)
+    k2 = store.put_text("same text\n" * 20)
+    assert k1 == k2 and k1 is not None
+    assert len([p for p in (tmp_path / "h" / "blobs").rglob("*") if p.is_file()]) == 1
+    assert store.get_text(k1) == "same text\n" * 20
+
+
+def test_least_recently_used_content_is_evicted_first(tmp_path: Path) -> None:
+    store = HistoryStore(str(tmp_path / "h"), 1500, 10_000)
+    keys = []
+    for i in range(3):
+        key = store.put_text(os.urandom(400).hex())
+        assert key is not None
+        path = tmp_path / "h" / "blobs" / key[:2] / key
+        os.utime(path, (1000 + i, 1000 + i))  # make the order of use explicit
+        keys.append(key)
+    store._scan()
+    assert store.get_text(keys[0]) is not None  # using the oldest makes it the newest
+    store.put_text(os.urandom(400).hex())
+    assert store.has(keys[0])
+    assert not store.has(keys[1])  # now the least recently used
+    assert store.size_bytes <= 1500
+
+
+def test_too_large_content_is_not_kept(tmp_path: Path) -> None:
+    store = HistoryStore(str(tmp_path / "h"), 10_000, 100)
+    assert store.put_text("x" * 101) is None
+
+
+def test_two_servers_share_one_index(tmp_path: Path) -> None:
+    root = str(tmp_path / "h")
+    one, two = HistoryStore(root, 10_000, 10_000), HistoryStore(root, 10_000, 10_000)
+    key = one.put_text("hello\n")
+    one.append(_version("/ws/a", key))
+    two.refresh()
+    assert [v.before for v in two.versions("/ws/a")] == [key]
+    assert two.get_text(key or "") == "hello\n"
+    cp = two.add_checkpoint("s", "label")
+    one.refresh()
+    assert one.find_checkpoint("s", "label") == (1, cp)
+    assert one.find_checkpoint("s", cp.id) == (1, cp)
+
+
+def test_a_damaged_or_partial_index_line_is_skipped(tmp_path: Path) -> None:
+    root = tmp_path / "h"
+    store = HistoryStore(str(root), 10_000, 10_000)
+    store.append(_version("/ws/a", None))
+    with open(root / "index.jsonl", "a") as f:
+        f.write("{not json\n")
+        f.write('{"t": "change", "unexpected": 1}\n')
+        f.write('{"t": "checkpoint", "id": "cp-1"')  # still being written
+    fresh = HistoryStore(str(root), 10_000, 10_000)
+    fresh.refresh()
+    assert len(fresh.entries) == 1
+    assert fresh.last_change("/ws/a") is not None and fresh.last_change("/ws/b") is None
+
+
+def test_workspace_keys_and_default_place(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    a = workspace_key([str(tmp_path / "proj")])
+    assert a.startswith("proj-") and a != workspace_key([str(tmp_path / "other" / "proj")])
+    assert workspace_key([]).startswith("no-workspace-")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert default_base_dir() == str(tmp_path / "steadyhand")
+
+
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", ""]), max_size=12),
+    st.lists(st.sampled_from(["a", "b", "d"]), max_size=12),
+)
+def test_line_stat_counts_what_differs(old: list[str], new: list[str]) -> None:
+    o = "".join(x + "\n" for x in old)
+    n = "".join(x + "\n" for x in new)
+    added, removed = line_stat(o, n)
+    assert added - removed == len(new) - len(old)
+    assert line_stat(o, o) == (0, 0)
+    assert line_stat(None, n) == (len(new), 0)
