@@ -335,3 +335,44 @@ async def test_watcher_marks_stale_and_notifies(editor: LanguageClient, workspac
     assert e["ok"]
     await asyncio.sleep(1.0)
     assert st.notifications == []
+
+
+@pytest_lsp.fixture(config=server_config())
+async def skipping_editor(lsp_client: LanguageClient, workspace: Path):  # type: ignore[no-untyped-def]
+    """Like Neovim 0.7: the user types just as the edit arrives; the editor then skips the
+    outdated versioned edit (or applies unversioned `changes` at shifted positions) and
+    still answers ``applied: true``."""
+    state = EditorState()
+
+    @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        state.applied.append(params)
+        for uri, buf in state.buffers.items():
+            type_text(lsp_client, state, uri, "typed just now\n" + buf.text)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    lsp_client.editor = state  # type: ignore[attr-defined]
+    await lsp_client.initialize_session(
+        init_params(workspace, None, editor_capabilities(save_request=False))
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_applied_but_not_in_buffer_is_rejected_and_not_saved(
+    skipping_editor: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "r.txt"
+    f.write_text("keep me\n")
+    st = state_of(skipping_editor)
+    uri = open_doc(skipping_editor, st, f)
+    await settle()
+    await call(skipping_editor, READ, file_path="r.txt")
+    r = await call(skipping_editor, EDIT, file_path="r.txt", old_string="keep", new_string="lose")
+    assert r["ok"] is False and r["error"] == "edit_rejected", r
+    assert "does not show the change" in r["message"]
+    assert len(st.applied) == 1
+    assert f.read_text() == "keep me\n"  # the agent's text never reached the disk
+    assert st.buffers[uri].text == "typed just now\nkeep me\n"
+    again = await call(skipping_editor, EDIT, file_path="r.txt", old_string="keep", new_string="x")
+    assert again["error"] == "stale" and "+typed just now" in again["diff"]

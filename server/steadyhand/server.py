@@ -18,8 +18,9 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from steadyhand import __version__
-from steadyhand.apply.editor import EditorWorld
+from steadyhand.apply.editor import DELETED, EditorWorld
 from steadyhand.config import Settings, settings_from
+from steadyhand.dispatch import SteadyhandProtocol
 from steadyhand.documents.open_docs import OpenDocuments
 from steadyhand.fs.atomic import start_journal
 from steadyhand.fs.syscalls import from_environment
@@ -35,6 +36,7 @@ from steadyhand.protocol.params import (
     EditParams,
     ForkParams,
     HistoryParams,
+    MultiEditParams,
     NotebookEditParams,
     ParamsError,
     PingParams,
@@ -49,6 +51,7 @@ from steadyhand.state.content_store import ContentStore
 from steadyhand.state.file_state import SessionRegistry
 from steadyhand.tools import checkpoint as checkpoint_tools
 from steadyhand.tools import edit as edit_tool
+from steadyhand.tools import multi_edit as multi_edit_tool
 from steadyhand.tools import notebook_edit as notebook_tool
 from steadyhand.tools import read as read_tool
 from steadyhand.tools import sessions as session_tools
@@ -73,6 +76,7 @@ class SteadyhandServer(LanguageServer):
             "steadyhand",
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Full,
+            protocol_cls=SteadyhandProtocol,
         )
         settings = Settings()
         syscalls = from_environment()
@@ -122,8 +126,9 @@ class SteadyhandServer(LanguageServer):
                 now: str | None = content_hash(fh.read())
         except OSError:
             now = None
-        if now is not None and now == self.editor.own_writes.get(real):
-            return  # Steadyhand's own write
+        own = self.editor.own_writes.get(real)
+        if own is not None and (now == own or (now is None and own == DELETED)):
+            return  # Steadyhand's own write or deletion
         marked = self.ctx.sessions.mark_changed(real, now)
         if marked:
             kind = "deleted" if now is None else kind
@@ -270,6 +275,10 @@ def create_server() -> SteadyhandServer:
     @ls.command(commands.WRITE)
     async def write(ls: SteadyhandServer, *args: Any) -> Result:
         return await _run(ls, WriteParams, args, write_tool.write)
+
+    @ls.command(commands.MULTI_EDIT)
+    async def multi_edit(ls: SteadyhandServer, *args: Any) -> Result:
+        return await _run(ls, MultiEditParams, args, multi_edit_tool.multi_edit)
 
     @ls.command(commands.SESSION_FORK)
     async def fork(ls: SteadyhandServer, *args: Any) -> Result:

@@ -42,6 +42,8 @@ CHANGE_WAIT_S = 1.5
 FORMAT_SETTLE_S = 0.3
 
 ANNOTATION_ID = "steadyhand.agentEdit"
+#: Marks a path Steadyhand itself deleted, in ``EditorWorld.own_writes``.
+DELETED = ""
 
 
 class EditorServer(Protocol):
@@ -155,6 +157,59 @@ class EditorWorld:
             return applied
         return await self._apply_to_buffer(uri, change, before)
 
+    def supports_delete(self) -> bool:
+        caps = self._workspace_edit_caps()
+        ops = caps.resource_operations if caps is not None else None
+        return bool(
+            caps and caps.document_changes and ops and types.ResourceOperationKind.Delete in ops
+        )
+
+    async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
+        """Delete a file: a ``DeleteFile`` WorkspaceEdit when the editor has it open (and
+        supports that), else from disk. Steadyhand's own deletions are not reported."""
+        uri = self.docs.uri_for(path)
+        gone = Snapshot(path, "disk", "", before.encoding, "", 0, 0)
+        if uri is not None:
+            if not self.supports_delete():
+                raise ToolError(
+                    ErrorCode.EDIT_REJECTED,
+                    f"{path} is open in the editor, which cannot delete files on request, so it "
+                    "was left as it is. Ask the user to close it, then retry.",
+                    path=path,
+                )
+            edit = types.WorkspaceEdit(
+                document_changes=[
+                    types.DeleteFile(
+                        uri=uri, options=types.DeleteFileOptions(ignore_if_not_exists=True)
+                    )
+                ]
+            )
+            self.own_writes[path] = DELETED
+            res = await self.ls.workspace_apply_edit_async(
+                types.ApplyWorkspaceEditParams(edit=edit, label=f"Agent {tool}: delete")
+            )
+            if not res.applied:
+                raise ToolError(
+                    ErrorCode.EDIT_REJECTED,
+                    f"The editor did not delete {path} ({res.failure_reason or 'no reason given'}"
+                    "). It is as it was.",
+                    path=path,
+                )
+            return Applied(via="workspaceEdit", snapshot=gone, on_disk=True)
+        self.own_writes[path] = DELETED
+        try:
+            self.syscalls.unlink(path)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise ToolError(
+                ErrorCode.IO_ERROR,
+                f"Could not delete {path}: {exc.strerror or exc}. It is as it was. Fix the cause "
+                "(permissions, a read-only folder) or tell the user.",
+                path=path,
+            ) from exc
+        return Applied(via="disk", snapshot=gone, on_disk=True)
+
     # -- open documents --------------------------------------------------------------
 
     def _text_edits(
@@ -233,10 +288,26 @@ class EditorWorld:
                 path=change.path,
                 reason=res.failure_reason,
             )
-        await self.docs.wait_for(uri, lambda t: t == change.new_raw, CHANGE_WAIT_S)
+        # The editor's didChange may already be here (sent before its answer).
+        confirmed = self.ls.workspace.get_text_document(uri).source == change.new_raw
+        if not confirmed:
+            confirmed = await self.docs.wait_for(uri, lambda t: t == change.new_raw, CHANGE_WAIT_S)
         doc = self.ls.workspace.get_text_document(uri)
         text: str = doc.source
         version = doc.version if text == change.new_raw else None
+        if not confirmed and doc.version != before.version:
+            # "Applied", yet the buffer moved to some other text: the user typed at that
+            # moment, and an editor that skips a stale versioned edit (or applies an
+            # unversioned one at shifted positions) still answers applied=true.
+            raise ToolError(
+                ErrorCode.EDIT_REJECTED,
+                f"The editor reported the change to {change.path} as applied, but its buffer "
+                "changed at the same moment and does not show the change (the user may be "
+                "typing). Nothing was saved to disk. Read the file again to see what the "
+                "buffer holds now, then retry if the change is missing.",
+                path=change.path,
+                reason="unconfirmed",
+            )
         if text != change.new_raw:
             text = change.new_raw  # the editor's didChange has not arrived yet
         return await self._disk_follows(uri, change, before, text, version)
