@@ -17,6 +17,20 @@ from typing import Any, Literal, get_args, get_type_hints
 log = logging.getLogger(__name__)
 
 SaveAfterEdit = Literal["whenClean", "always", "never"]
+SecretsMode = Literal["warn", "block", "off"]
+
+#: Version-control internals and editors' settings folders: readable, not writable.
+DEFAULT_PROTECTED_GLOBS: tuple[str, ...] = (
+    ".git/**",
+    ".git",
+    ".hg/**",
+    ".svn/**",
+    ".vscode/**",
+    ".idea/**",
+    ".vs/**",
+    ".zed/**",
+    ".fleet/**",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +66,30 @@ class Settings:
     confirm_edits: bool = False
     #: Watch tracked files for changes made behind the agent's back.
     watch: bool = True
+    #: Keep every version Steadyhand replaces, for undo and rewind (docs/history.md).
+    history: bool = True
+    #: Folder of the history store; "" = the user's state dir ($XDG_STATE_HOME/steadyhand).
+    history_dir: str = ""
+    #: Disk budget of one workspace's history (least recently used versions go first).
+    history_max_bytes: int = 256 * 1024 * 1024
+    #: Versions of files larger than this are not kept.
+    history_max_file_bytes: int = 16 * 1024 * 1024
+    #: Globs that agents may read but not change (see ``allow_protected_writes``).
+    protected_globs: tuple[str, ...] = DEFAULT_PROTECTED_GLOBS
+    #: Let agents change protected paths.
+    allow_protected_writes: bool = False
+    #: Credentials in lines a change adds: warn in the result, block the change, or off.
+    secrets: SecretsMode = "warn"
+    #: Images are downscaled to at most this many pixels (width × height) ...
+    image_max_pixels: int = 1_150_000
+    #: ... and this many pixels on their long edge ...
+    image_max_dimension: int = 1568
+    #: ... and re-encoded until their bytes (before base64) fit this budget.
+    image_max_bytes: int = 1024 * 1024
+    #: A PDF with more pages must be read with ``pages``; no read returns more pages.
+    pdf_max_pages: int = 20
+    #: Notebooks, images and PDFs larger than this are refused with ``too_large``.
+    max_document_bytes: int = 64 * 1024 * 1024
 
     def updated(self, raw: dict[str, Any] | None) -> Settings:
         """A copy with the values from ``raw`` applied (bad values are logged and skipped)."""
@@ -81,6 +119,8 @@ def _snake(name: str) -> str:
 
 
 def _coerce(tp: Any, value: Any) -> Any:
+    if tp is str:
+        return value if isinstance(value, str) else _BAD
     if tp is bool:
         return value if isinstance(value, bool) else _BAD
     if tp is int:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import stat
 import sys
 import threading
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
-from pygls.io_ import StdoutWriter, run_async
+from pygls.exceptions import JsonRpcException
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import JsonRPCProtocol
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +40,85 @@ def _is_pipe_or_socket(stream: BinaryIO) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
 
 
+def _reply_error(protocol: JsonRPCProtocol, msg_id: Any, code: int, message: str) -> None:
+    error = {"code": code, "message": message}
+    protocol._send_data({"jsonrpc": "2.0", "id": msg_id, "error": error})
+
+
+def _shape_problem(data: Any) -> tuple[str | None, Any]:
+    """What makes ``data`` an invalid JSON-RPC message (None if nothing), and its id."""
+    if not isinstance(data, dict):
+        return "a message must be one JSON object (batches are not used by LSP).", None
+    msg_id = data.get("id")
+    if "id" in data and (isinstance(msg_id, bool) or not isinstance(msg_id, int | str)):
+        return "`id` must be an integer or a string.", None
+    if data.get("jsonrpc") != "2.0":
+        return '`jsonrpc` must be "2.0".', msg_id
+    if "method" in data:
+        if not isinstance(data["method"], str):
+            return "`method` must be a string.", msg_id
+        if data.get("params") is not None and not isinstance(data["params"], dict | list):
+            return "`params` must be an object or an array.", msg_id
+    elif "id" not in data:
+        return "a message needs a `method` or an `id`.", None
+    return None, msg_id
+
+
+def handle_body(protocol: JsonRPCProtocol, body: bytes) -> None:
+    """Hand one message to pygls; answer what pygls would drop with a JSON-RPC error.
+
+    A body that is not JSON (or not UTF-8, or nested too deep to parse) gets a Parse error,
+    a message of the wrong shape an Invalid Request, a request whose params pygls cannot
+    structure an Invalid Params error: a client never waits for an answer that will not come.
+    """
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        _reply_error(protocol, None, -32700, "Parse error: the message is not valid JSON.")
+        return
+    problem, msg_id = _shape_problem(data)
+    if problem is not None:
+        notification = isinstance(data, dict) and "method" in data and "id" not in data
+        if not notification:  # notifications are never answered
+            _reply_error(protocol, msg_id, -32600, f"Invalid Request: {problem}")
+        return
+    try:
+        protocol.handle_message(json.loads(body, object_hook=protocol.structure_message))
+    except Exception as exc:
+        log.exception("Unable to handle message")
+        if msg_id is not None and "method" in data:
+            code = exc.code if isinstance(exc, JsonRpcException) else -32603
+            _reply_error(
+                protocol, msg_id, code, f"{type(exc).__name__}: the request was not handled."
+            )
+
+
+async def serve_messages(
+    reader: _PipeReader, protocol: JsonRPCProtocol, stop: threading.Event
+) -> None:
+    """The message loop: ``Content-Length`` framing, any header order or case."""
+    while not stop.is_set():
+        length: int | None = None
+        while True:
+            line = await reader.readline()
+            if not line:
+                return
+            if not line.strip():
+                if length is not None:
+                    break
+                continue
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                try:
+                    length = int(value.strip())
+                except ValueError:
+                    length = None
+        body = await reader.readexactly(length)
+        if len(body) < length:
+            return
+        handle_body(protocol, body)
+
+
 def serve_stdio(server: LanguageServer) -> None:
     """Serve LSP on stdin/stdout; falls back to pygls's own reader for regular files."""
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
@@ -51,13 +133,7 @@ def serve_stdio(server: LanguageServer) -> None:
         server.protocol.set_writer(StdoutWriter(stdout))
         stop = threading.Event()
         server._stop_event = stop
-        await run_async(
-            stop_event=stop,
-            reader=_PipeReader(reader),
-            protocol=server.protocol,
-            logger=log,
-            error_handler=server.report_server_error,
-        )
+        await serve_messages(_PipeReader(reader), server.protocol, stop)
 
     try:
         asyncio.run(main())

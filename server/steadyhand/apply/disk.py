@@ -12,8 +12,19 @@ from steadyhand.tools.context import Applied, Change
 
 def write_to_disk(change: Change, syscalls: Syscalls, *, fsync: bool) -> Applied:
     """Write the change atomically; on failure raise ``io_error`` (the old file intact)."""
+    before = change.before
+    # The bytes the change was checked against: someone writing the file in between
+    # gets a ``stale`` refusal instead of a silently lost update.
+    expect = before.hash if before is not None and before.source == "disk" else None
     try:
-        st = atomic_write(change.path, change.data, sys=syscalls, fsync=fsync)
+        st = atomic_write(
+            change.path,
+            change.data,
+            sys=syscalls,
+            fsync=fsync,
+            expect=expect,
+            create=before is None,
+        )
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise ToolError(

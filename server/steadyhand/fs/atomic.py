@@ -2,28 +2,59 @@
 
 A reader of the path sees either the old bytes or the new ones, never a mix, and a
 failure at any step leaves the old file exactly as it was and no temp file behind.
+
+Three more guarantees, for writes that know what they replace:
+
+- **No lost update.** With ``expect`` (the hash of the bytes the change was checked
+  against), the new file is swapped in with ``renameat2(RENAME_EXCHANGE)`` and the bytes
+  it displaced are hashed: if someone else wrote the file between the check and the swap,
+  their version is swapped back and the write is refused as ``stale``. With ``create``,
+  the file is put in place with ``RENAME_NOREPLACE``, so a file that appeared in the
+  meantime is never clobbered. (Where the file system lacks these flags the check runs
+  right before a plain rename.)
+- **Confinement.** The folder is opened component by component with ``O_NOFOLLOW`` and
+  every later call is made relative to that folder, so a folder swapped for a symbolic
+  link after the path was checked cannot redirect the write.
+- **Crash cleanup.** Before its first temp file in a folder, a process notes the folder
+  in a small journal under the user's state directory; at start-up the server removes
+  the temp files of journaled folders whose writer is dead (:func:`sweep_journals`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import json
+import logging
 import os
 import re
 import secrets
 import stat
+import threading
 import time
 
-from steadyhand.fs.syscalls import Syscalls
+from steadyhand.fs.syscalls import RENAME_EXCHANGE, RENAME_NOREPLACE, Syscalls
+from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.state.hashing import streaming_hasher
+
+log = logging.getLogger(__name__)
 
 TEMP_PATTERN = re.compile(r"^\..*\.steadyhand-(\d+)-[0-9a-f]{8}\.tmp$")
 _MAX_BASE = 100
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+#: errnos meaning "this file system / kernel cannot do renameat2 with flags".
+_NO_RENAMEAT2 = frozenset({errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP})
+#: Undoing a swap is never fault-injected: it only runs to protect someone else's bytes.
+_PLAIN = Syscalls()
+
+
+def temp_basename(name: str) -> str:
+    return f".{name[:_MAX_BASE]}.steadyhand-{os.getpid()}-{secrets.token_hex(4)}.tmp"
 
 
 def temp_name(path: str) -> str:
     folder, base = os.path.split(path)
-    return os.path.join(
-        folder, f".{base[:_MAX_BASE]}.steadyhand-{os.getpid()}-{secrets.token_hex(4)}.tmp"
-    )
+    return os.path.join(folder, temp_basename(base))
 
 
 def _umask() -> int:
@@ -34,66 +65,318 @@ def _umask() -> int:
 
 def make_parents(folder: str, sys: Syscalls) -> list[str]:
     """Create ``folder`` and missing parents; returns what was created (outermost first)."""
-    created: list[str] = []
-    missing: list[str] = []
-    cur = folder
-    while not os.path.isdir(cur):
-        missing.append(cur)
-        parent = os.path.dirname(cur)
-        if parent == cur:
-            break
-        cur = parent
-    for d in reversed(missing):
-        sys.mkdir(d, 0o777)
-        created.append(d)
+    fd, created = _open_folder(folder, sys, make=True, path=folder)
+    os.close(fd)
     return created
 
 
-def atomic_write(path: str, data: bytes, *, sys: Syscalls, fsync: bool = True) -> os.stat_result:
-    """Replace ``path`` (a real path, no symlink) with ``data`` atomically.
+def _open_folder(folder: str, sys: Syscalls, *, make: bool, path: str) -> tuple[int, list[str]]:
+    """Open ``folder`` (an absolute real path) without following any symbolic link.
 
-    Keeps the file's permission bits (and owner, where allowed). Creates missing parent
-    folders for a new file, removing them again if the write fails.
+    Missing folders are created when ``make``; returns the folder's fd and what was made.
     """
-    folder = os.path.dirname(path)
+    fd = os.open("/", _DIR_FLAGS)
+    created: list[str] = []
+    cur = "/"
     try:
-        existing: os.stat_result | None = os.lstat(path)
-    except FileNotFoundError:
-        existing = None
-    created = make_parents(folder, sys) if existing is None else []
-    mode = stat.S_IMODE(existing.st_mode) if existing else (0o666 & ~_umask())
-    tmp = temp_name(path)
-    fd = -1
-    try:
-        fd = sys.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW)
-        view = memoryview(data)
-        while view:
-            n = sys.write(fd, view)
-            if n <= 0:
-                raise OSError(5, "write made no progress")
-            view = view[n:]
-        sys.fchmod(fd, mode)
-        if existing is not None and hasattr(os, "fchown"):
-            with contextlib.suppress(OSError):
-                os.fchown(fd, existing.st_uid, existing.st_gid)
-        if fsync:
-            sys.fsync(fd)
-        fd_to_close, fd = fd, -1
-        sys.close(fd_to_close)
-        sys.rename(tmp, path)
+        for part in folder.split("/"):
+            if not part:
+                continue
+            cur = os.path.join(cur, part)
+            try:
+                nfd = sys.open_dir(part, fd)
+            except FileNotFoundError:
+                if not make:
+                    raise
+                sys.mkdir(part, 0o777, dir_fd=fd)
+                created.append(cur)
+                nfd = sys.open_dir(part, fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(fd, part):
+                    raise ToolError(
+                        ErrorCode.INVALID_PATH,
+                        f"The folder {cur} on the way to {path} became a symbolic link after "
+                        "the path was checked, so Steadyhand did not go through it. Retry "
+                        "to have the path checked again.",
+                        path=path,
+                    ) from exc
+                raise
+            os.close(fd)
+            fd = nfd
     except BaseException:
-        if fd >= 0:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        os.close(fd)
         for d in reversed(created):
             with contextlib.suppress(OSError):
                 os.rmdir(d)
         raise
+    return fd, created
+
+
+def open_confined(path: str, flags: int) -> int:
+    """``os.open`` of a real path in which no component may be a symbolic link.
+
+    For readers: a folder swapped for a link after the path was checked gives
+    ``invalid_path`` instead of a file from wherever the link points.
+    """
+    folder, name = os.path.split(path)
+    dfd, _ = _open_folder(folder, _PLAIN, make=False, path=path)
+    try:
+        return os.open(name, flags | os.O_NOFOLLOW, dir_fd=dfd)
+    finally:
+        os.close(dfd)
+
+
+def _is_link(dfd: int, name: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dfd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _changed(path: str, what: str) -> ToolError:
+    return ToolError(
+        ErrorCode.STALE,
+        f"{path} {what} by someone else while your change was being saved, so it was not "
+        "applied and their version is kept. Read the file again, then redo your change.",
+        path=path,
+        refreshed=False,
+    )
+
+
+def _hash_at(dfd: int, name: str) -> str | None:
+    """Hash of the regular file ``name`` in the folder ``dfd``; None if it is not one."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ELOOP, errno.ENXIO, errno.EISDIR):
+            return None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        hasher = streaming_hasher()
+        while chunk := os.read(fd, 1 << 20):
+            hasher.update(chunk)
+        return str(hasher.hexdigest())
+    finally:
+        os.close(fd)
+
+
+def _ino_at(dfd: int, name: str) -> int | None:
+    try:
+        return os.stat(name, dir_fd=dfd, follow_symlinks=False).st_ino
+    except OSError:
+        return None
+
+
+def atomic_write(
+    path: str,
+    data: bytes,
+    *,
+    sys: Syscalls,
+    fsync: bool = True,
+    expect: str | None = None,
+    create: bool = False,
+) -> os.stat_result:
+    """Replace ``path`` (a real path, no symlink) with ``data`` atomically.
+
+    Keeps the file's permission bits (and owner, where allowed). Creates missing parent
+    folders for a new file, removing them again if the write fails. ``expect``: the
+    content hash the file must still have (else ``stale``); ``create``: the file must
+    not exist (else ``stale``).
+    """
+    folder, name = os.path.split(path)
+    try:
+        dfd, created = _open_folder(folder, sys, make=expect is None, path=path)
+    except FileNotFoundError:
+        raise _changed(path, "was deleted (with its folder)") from None
+    try:
+        try:
+            return _write_in(dfd, path, name, data, sys, fsync, expect, create)
+        except BaseException:
+            for d in reversed(created):
+                with contextlib.suppress(OSError):
+                    os.rmdir(d)
+            raise
+    finally:
+        os.close(dfd)
+
+
+def _write_in(
+    dfd: int,
+    path: str,
+    name: str,
+    data: bytes,
+    sys: Syscalls,
+    fsync: bool,
+    expect: str | None,
+    create: bool,
+) -> os.stat_result:
+    try:
+        existing: os.stat_result | None = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+    except FileNotFoundError:
+        existing = None
+    if create and existing is not None:
+        raise _changed(path, "was created")
+    if expect is not None and (existing is None or not stat.S_ISREG(existing.st_mode)):
+        raise _changed(path, "was deleted or replaced")
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        raise ToolError(
+            ErrorCode.NOT_REGULAR_FILE,
+            f"{path} is no longer a regular file, so nothing was written to it.",
+            path=path,
+        )
+    mode = stat.S_IMODE(existing.st_mode) if existing else (0o666 & ~_umask())
+    if _journal is not None:
+        _journal.note(os.path.dirname(path))
+    tmp = temp_basename(name)
+    fd = -1
+    ours = False  # whether the temp name holds our new file
+    try:
+        fd = sys.open(
+            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600, dfd
+        )
+        ours = True
+        view = memoryview(data)
+        while view:
+            n = sys.write(fd, view)
+            if n <= 0:
+                raise OSError(errno.EIO, "write made no progress")
+            view = view[n:]
+        sys.fchmod(fd, mode)
+        if existing is not None:
+            with contextlib.suppress(OSError):
+                sys.fchown(fd, existing.st_uid, existing.st_gid)
+        if fsync:
+            sys.fsync(fd)
+        ino = os.fstat(fd).st_ino
+        fd_to_close, fd = fd, -1
+        sys.close(fd_to_close)
+        ours = False  # from here on _commit owns the temp name
+        _commit(dfd, path, name, tmp, ino, sys, expect, create)
+    except BaseException:
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        if ours:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dfd)
+        raise
     if fsync:
-        _fsync_folder(folder)
-    return os.stat(path)
+        with contextlib.suppress(OSError):
+            sys.fsync_dir(dfd)
+    return os.stat(name, dir_fd=dfd, follow_symlinks=False)
+
+
+def _commit(
+    dfd: int,
+    path: str,
+    name: str,
+    tmp: str,
+    ino: int,
+    sys: Syscalls,
+    expect: str | None,
+    create: bool,
+) -> None:
+    """Put the temp file ``tmp`` (inode ``ino``) in place of ``name``.
+
+    On failure nothing of ours is left behind and nobody else's bytes are removed.
+    """
+    try:
+        if create:
+            _commit_new(dfd, path, name, tmp, sys)
+        elif expect is None:
+            sys.rename(tmp, name, dfd)
+        else:
+            _commit_checked(dfd, path, name, tmp, ino, sys, expect)
+    except BaseException:
+        if _ino_at(dfd, tmp) == ino:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dfd)
+        raise
+
+
+def _commit_new(dfd: int, path: str, name: str, tmp: str, sys: Syscalls) -> None:
+    try:
+        sys.rename(tmp, name, dfd, RENAME_NOREPLACE)
+        return
+    except FileExistsError:
+        raise _changed(path, "was created") from None
+    except OSError as exc:
+        if exc.errno not in _NO_RENAMEAT2:
+            raise
+    try:  # a hard link never replaces an existing name either
+        os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
+    except FileExistsError:
+        raise _changed(path, "was created") from None
+    except OSError:
+        if _ino_at(dfd, name) is not None:
+            raise _changed(path, "was created") from None
+        sys.rename(tmp, name, dfd)
+        return
+    with contextlib.suppress(OSError):
+        os.unlink(tmp, dir_fd=dfd)
+
+
+def _commit_checked(
+    dfd: int, path: str, name: str, tmp: str, ino: int, sys: Syscalls, expect: str
+) -> None:
+    if _hash_at(dfd, name) != expect:
+        raise _changed(path, "was changed")
+    try:
+        sys.rename(tmp, name, dfd, RENAME_EXCHANGE)
+    except FileNotFoundError:
+        raise _changed(path, "was deleted") from None
+    except OSError as exc:
+        if exc.errno not in _NO_RENAMEAT2:
+            raise
+        sys.rename(tmp, name, dfd)  # checked just above: the best this file system allows
+        return
+    # ``name`` now holds our file and ``tmp`` what it displaced.
+    try:
+        displaced: str | None = _hash_at(dfd, tmp)
+    except OSError:
+        displaced = None
+    if displaced == expect:
+        try:
+            sys.unlink(tmp, dfd)
+        except OSError:
+            # The new bytes are in place; the old copy is removed at the next start.
+            log.warning("could not remove %s after writing %s", tmp, path)
+        return
+    kept = _put_back(dfd, name, tmp, ino)
+    err = _changed(path, "was changed")
+    if kept:
+        err.message += f" An older copy of their version was kept as {kept}."
+        err.fields["kept"] = kept
+    raise err
+
+
+def _put_back(dfd: int, name: str, tmp: str, ino: int) -> str | None:
+    """Someone wrote ``name`` between our check and our swap: restore their version.
+
+    Returns the name of a copy kept aside when a yet newer version arrived meanwhile.
+    """
+    try:
+        _PLAIN.rename(tmp, name, dfd, RENAME_EXCHANGE)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        return None
+    if _ino_at(dfd, tmp) == ino:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=dfd)
+        return None
+    # Our file was itself replaced after the swap: ``tmp`` holds that newest version and
+    # ``name`` the one before it. Keep the newest in place and the other aside.
+    with contextlib.suppress(OSError):
+        _PLAIN.rename(tmp, name, dfd, RENAME_EXCHANGE)
+    kept = f"{name}.steadyhand-conflict-{secrets.token_hex(4)}"
+    try:
+        os.rename(tmp, kept, src_dir_fd=dfd, dst_dir_fd=dfd)
+    except OSError:
+        return None
+    return kept
 
 
 def _fsync_folder(folder: str) -> None:
@@ -149,3 +432,119 @@ def clean_stale_temps(folder: str, *, min_age_s: float = 0.0) -> list[str]:
             os.unlink(entry.path)
             removed.append(entry.path)
     return removed
+
+
+# -- the journal of folders that hold (or held) temp files ---------------------------
+
+_JOURNAL_NAME = re.compile(r"^(\d+)\.folders$")
+
+
+def default_state_dir() -> str:
+    """``$STEADYHAND_STATE_DIR``, else ``$XDG_STATE_HOME/steadyhand``, else
+    ``~/.local/state/steadyhand``."""
+    explicit = os.environ.get("STEADYHAND_STATE_DIR")
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
+    return os.path.join(base, "steadyhand")
+
+
+class TempJournal:
+    """Which folders this process made temp files in: ``<state>/temps/<pid>.folders``.
+
+    One JSON string per line, appended (and fsynced) the first time a folder is used, so
+    a crash leaves a list of the few folders to look at instead of a workspace to walk.
+    """
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+        self._pid = -1
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+        self._broken = False
+
+    @property
+    def file(self) -> str:
+        return os.path.join(self.directory, f"{os.getpid()}.folders")
+
+    @staticmethod
+    def default() -> TempJournal:
+        return TempJournal(os.path.join(default_state_dir(), "temps"))
+
+    def note(self, folder: str) -> None:
+        with self._lock:
+            if self._pid != os.getpid():  # a forked child writes its own journal
+                self._pid, self._seen, self._broken = os.getpid(), set(), False
+            if self._broken or folder in self._seen:
+                return
+            line = (json.dumps(folder) + "\n").encode("utf-8", "surrogatepass")
+            try:
+                os.makedirs(self.directory, 0o700, exist_ok=True)
+                fd = os.open(
+                    self.file, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600
+                )
+                try:
+                    os.write(fd, line)
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                # Never fail a write for this: temps are only ever left by a crash.
+                self._broken = True
+                log.warning("temp journal disabled (%s: %s)", self.file, exc.strerror)
+                return
+            self._seen.add(folder)
+
+    def sweep(self) -> list[str]:
+        """Clean the folders journaled by processes that are gone; returns removed temps."""
+        removed: list[str] = []
+        try:
+            entries = list(os.scandir(self.directory))
+        except OSError:
+            return removed
+        for entry in entries:
+            m = _JOURNAL_NAME.match(entry.name)
+            if not m or _pid_alive(int(m.group(1))):
+                continue
+            try:
+                with open(entry.path, "rb") as fh:
+                    raw_lines = fh.read().splitlines()
+            except OSError:
+                continue
+            folders: set[str] = set()
+            for raw in raw_lines:
+                try:
+                    value = json.loads(raw.decode("utf-8", "surrogatepass"))
+                except ValueError:
+                    continue  # a line cut short by a crash
+                if isinstance(value, str) and os.path.isabs(value):
+                    folders.add(value)
+            for folder in sorted(folders):
+                removed += clean_stale_temps(folder)
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+        if removed:
+            log.info("removed %d temp file(s) left by a stopped writer", len(removed))
+        return removed
+
+
+_journal: TempJournal | None = None
+
+
+def use_journal(journal: TempJournal | None) -> None:
+    """Make :func:`atomic_write` note its folders in ``journal`` (None: stop)."""
+    global _journal
+    _journal = journal
+
+
+def start_journal() -> TempJournal:
+    """At server start: clean up after crashed writers, then journal this process."""
+    journal = TempJournal.default()
+    try:
+        journal.sweep()
+    except Exception:  # never keep the server from starting over housekeeping
+        log.exception("temp clean-up failed")
+    use_journal(journal)
+    return journal

@@ -12,6 +12,7 @@ import os
 import stat
 from dataclasses import dataclass
 
+from steadyhand.fs.atomic import open_confined
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import streaming_hasher
 from steadyhand.text.encoding import BinaryContent, Encoding, decode, sniff_encoding
@@ -27,7 +28,9 @@ class RawFile:
 
 def _open(path: str) -> tuple[int, os.stat_result]:
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        # No component may be a symbolic link: the path was resolved to a real one, so a
+        # link here was swapped in after the check (it would lead outside the workspace).
+        fd = open_confined(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError as exc:
         raise ToolError(ErrorCode.NOT_FOUND, f"{path} does not exist.", path=path) from exc
     except IsADirectoryError as exc:

@@ -9,17 +9,62 @@ environment variable (see docs/reliability.md). Nothing else in the server touch
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import os
 import threading
+import time
 from dataclasses import dataclass, field
+from typing import Any
+
+#: ``renameat2`` flags (Linux >= 3.15).
+RENAME_NOREPLACE = 1
+RENAME_EXCHANGE = 2
+
+_libc: ctypes.CDLL | None
+try:
+    _libc = ctypes.CDLL(None, use_errno=True)
+    _renameat2: Any = getattr(_libc, "renameat2", None)
+except OSError:  # pragma: no cover - no C library to load
+    _libc, _renameat2 = None, None
+if _renameat2 is not None:
+    _renameat2.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
+    _renameat2.restype = ctypes.c_int
+
+_AT_FDCWD = -100
+
+
+def renameat2(src: str, dst: str, flags: int, dir_fd: int | None = None) -> None:
+    """``renameat2(2)``; raises ``OSError(ENOSYS)`` where the C library lacks it."""
+    if _renameat2 is None:
+        raise OSError(errno.ENOSYS, "renameat2 is not available", src)
+    fd = _AT_FDCWD if dir_fd is None else dir_fd
+    if _renameat2(fd, os.fsencode(src), fd, os.fsencode(dst), flags) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err), src)
 
 
 class Syscalls:
-    """Thin wrappers over the OS calls used to write files."""
+    """Thin wrappers over the OS calls used to write files.
 
-    def open(self, path: str, flags: int, mode: int = 0o600) -> int:
-        return os.open(path, flags, mode)
+    ``dir_fd`` pins a call to a folder opened earlier, so a folder swapped for a symbolic
+    link after the path was checked cannot redirect the write.
+    """
+
+    def open(self, path: str, flags: int, mode: int = 0o600, dir_fd: int | None = None) -> int:
+        return os.open(path, flags, mode, dir_fd=dir_fd)
+
+    def open_dir(self, name: str, dir_fd: int) -> int:
+        """Open the folder ``name`` inside ``dir_fd``, never through a symbolic link."""
+        return os.open(
+            name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd
+        )
 
     def write(self, fd: int, data: bytes | memoryview) -> int:
         return os.write(fd, data)
@@ -30,48 +75,71 @@ class Syscalls:
     def fchmod(self, fd: int, mode: int) -> None:
         os.fchmod(fd, mode)
 
+    def fchown(self, fd: int, uid: int, gid: int) -> None:
+        os.fchown(fd, uid, gid)
+
     def close(self, fd: int) -> None:
         os.close(fd)
 
-    def rename(self, src: str, dst: str) -> None:
-        os.replace(src, dst)
+    def rename(self, src: str, dst: str, dir_fd: int | None = None, flags: int = 0) -> None:
+        """Rename within one folder: replace (``flags=0``), or ``RENAME_EXCHANGE`` /
+        ``RENAME_NOREPLACE``."""
+        if flags:
+            renameat2(src, dst, flags, dir_fd)
+        else:
+            os.replace(src, dst, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
 
-    def unlink(self, path: str) -> None:
-        os.unlink(path)
+    def unlink(self, path: str, dir_fd: int | None = None) -> None:
+        os.unlink(path, dir_fd=dir_fd)
 
-    def mkdir(self, path: str, mode: int = 0o777) -> None:
-        os.mkdir(path, mode)
+    def mkdir(self, path: str, mode: int = 0o777, dir_fd: int | None = None) -> None:
+        os.mkdir(path, mode, dir_fd=dir_fd)
+
+    def fsync_dir(self, fd: int) -> None:
+        os.fsync(fd)
 
 
 @dataclass
 class Fault:
     call: str  # a Syscalls method name
-    error: int  # errno, or 0 for a short write
+    error: int  # errno, or 0 for a short write / a pause
     at: int = 1  # fail on this use of the call (1 = first)
     seen: int = 0
+    pause_s: float = 0.0  # > 0: sleep this long before the call instead of failing
 
 
 @dataclass
 class FaultPlan(Syscalls):
-    """Syscalls that fail as planned; each fault fires once."""
+    """Syscalls that fail (or pause) as planned; each fault fires once."""
 
     faults: list[Fault] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def _check(self, call: str) -> Fault | None:
+        hit: Fault | None = None
         with self._lock:
             for f in self.faults:
                 if f.call == call and f.seen < f.at:
                     f.seen += 1
                     if f.seen == f.at:
-                        if f.error:
-                            raise OSError(f.error, os.strerror(f.error) + " (injected)")
-                        return f
-        return None
+                        hit = f
+                        break
+        if hit is None:
+            return None
+        if hit.pause_s > 0:
+            time.sleep(hit.pause_s)
+            return None
+        if hit.error:
+            raise OSError(hit.error, os.strerror(hit.error) + " (injected)")
+        return hit
 
-    def open(self, path: str, flags: int, mode: int = 0o600) -> int:
+    def open(self, path: str, flags: int, mode: int = 0o600, dir_fd: int | None = None) -> int:
         self._check("open")
-        return super().open(path, flags, mode)
+        return super().open(path, flags, mode, dir_fd)
+
+    def open_dir(self, name: str, dir_fd: int) -> int:
+        self._check("open_dir")
+        return super().open_dir(name, dir_fd)
 
     def write(self, fd: int, data: bytes | memoryview) -> int:
         if self._check("write") is not None and len(data) > 1:
@@ -86,26 +154,62 @@ class FaultPlan(Syscalls):
         self._check("fchmod")
         super().fchmod(fd, mode)
 
+    def fchown(self, fd: int, uid: int, gid: int) -> None:
+        self._check("fchown")
+        super().fchown(fd, uid, gid)
+
     def close(self, fd: int) -> None:
         self._check("close")
         super().close(fd)
 
-    def rename(self, src: str, dst: str) -> None:
+    def rename(self, src: str, dst: str, dir_fd: int | None = None, flags: int = 0) -> None:
         self._check("rename")
-        super().rename(src, dst)
+        super().rename(src, dst, dir_fd, flags)
 
-    def mkdir(self, path: str, mode: int = 0o777) -> None:
+    def unlink(self, path: str, dir_fd: int | None = None) -> None:
+        self._check("unlink")
+        super().unlink(path, dir_fd)
+
+    def mkdir(self, path: str, mode: int = 0o777, dir_fd: int | None = None) -> None:
         self._check("mkdir")
-        super().mkdir(path, mode)
+        super().mkdir(path, mode, dir_fd)
+
+    def fsync_dir(self, fd: int) -> None:
+        self._check("fsync_dir")
+        super().fsync_dir(fd)
+
+
+#: Every call of the write path, in the order a write makes them (for fault sweeps).
+WRITE_PATH_CALLS = (
+    "open_dir",
+    "mkdir",
+    "open",
+    "write",
+    "fchmod",
+    "fchown",
+    "fsync",
+    "close",
+    "rename",
+    "unlink",
+    "fsync_dir",
+)
 
 
 def parse_faults(spec: str) -> FaultPlan:
-    """``"write:ENOSPC:1,rename:EIO:2,write:short:1"`` -> a :class:`FaultPlan`."""
+    """``"write:ENOSPC:1,rename:EIO:2,write:short:1,open:pause0.5:1"`` -> a :class:`FaultPlan`.
+
+    Each item is ``call:what:n``: on the n-th use of ``call`` (default 1), fail with the
+    errno named ``what``, write only half the bytes (``short``), or sleep (``pauseSECONDS``,
+    so a test can change the disk while a write is in progress).
+    """
     faults: list[Fault] = []
     for item in filter(None, (s.strip() for s in spec.split(","))):
         call, err, *rest = item.split(":")
-        code = 0 if err == "short" else getattr(errno, err)
-        faults.append(Fault(call, code, int(rest[0]) if rest else 1))
+        at = int(rest[0]) if rest else 1
+        if err.startswith("pause"):
+            faults.append(Fault(call, 0, at, pause_s=float(err[5:])))
+        else:
+            faults.append(Fault(call, 0 if err == "short" else getattr(errno, err), at))
     return FaultPlan(faults)
 
 

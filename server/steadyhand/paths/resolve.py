@@ -8,6 +8,7 @@ must lie inside a workspace folder or an allowed path and match no deny glob.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass
@@ -85,7 +86,14 @@ def expand(file_path: str, roots: Roots) -> str:
                 "against. Pass an absolute path."
             )
         p = os.path.join(roots.workspace[0], p)
-    if len(os.fsencode(p)) > MAX_PATH_BYTES:
+    try:
+        encoded = os.fsencode(p)
+    except UnicodeEncodeError:  # a lone surrogate no file name can hold
+        raise _invalid(
+            "file_path contains a character no file name can hold (a lone surrogate). "
+            "Pass a plain file path."
+        ) from None
+    if len(encoded) > MAX_PATH_BYTES:
         raise _invalid("file_path is too long. Pass a shorter path.")
     return os.path.normpath(p)
 
@@ -112,6 +120,8 @@ def resolve(file_path: str, roots: Roots) -> ResolvedPath:
     except OSError as exc:
         if exc.errno == 40:  # ELOOP
             raise _invalid(f"{file_path!r} is a symbolic link loop.") from exc
+        if exc.errno == errno.ENAMETOOLONG:
+            raise _invalid(f"A name in {file_path!r} is too long. Use shorter names.") from exc
         raise ToolError(
             ErrorCode.IO_ERROR, f"Cannot inspect {file_path!r}: {exc.strerror}."
         ) from exc
@@ -122,6 +132,15 @@ def resolve(file_path: str, roots: Roots) -> ResolvedPath:
             ErrorCode.NOT_REGULAR_FILE,
             f"{file_path} is not a regular file (it is a {_kind(st.st_mode)}); "
             "Steadyhand reads and writes regular files only.",
+            path=real,
+        )
+    if st is not None and stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+        # Another name of the same file may lie anywhere on this file system.
+        raise ToolError(
+            ErrorCode.OUTSIDE_WORKSPACE,
+            f"{file_path} has {st.st_nlink} hard links, so the same file may also be reachable "
+            "outside the workspace; Steadyhand does not read or write it. Ask the user to "
+            "replace it with an independent copy if it should be worked on.",
             path=real,
         )
     root = next((r for r in (*roots.workspace, *roots.allowed) if _within(real, r)), None)

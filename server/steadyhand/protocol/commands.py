@@ -8,9 +8,28 @@ WRITE: Final = "steadyhand.write"
 SESSION_FORK: Final = "steadyhand.session.fork"
 SESSION_CLOSE: Final = "steadyhand.session.close"
 PING: Final = "steadyhand.ping"
+HISTORY: Final = "steadyhand.history"
+UNDO: Final = "steadyhand.undo"
+CHECKPOINT: Final = "steadyhand.checkpoint"
+REWIND: Final = "steadyhand.rewind"
+NOTEBOOK_EDIT: Final = "steadyhand.notebookEdit"
+MULTI_EDIT: Final = "steadyhand.multiEdit"
 
 #: Every command the server advertises in ``executeCommandProvider``.
-ALL_COMMANDS: Final[tuple[str, ...]] = (READ, EDIT, WRITE, SESSION_FORK, SESSION_CLOSE, PING)
+ALL_COMMANDS: Final[tuple[str, ...]] = (
+    READ,
+    EDIT,
+    WRITE,
+    SESSION_FORK,
+    SESSION_CLOSE,
+    PING,
+    HISTORY,
+    UNDO,
+    CHECKPOINT,
+    REWIND,
+    NOTEBOOK_EDIT,
+    MULTI_EDIT,
+)
 
 #: Server -> client request asking the editor to save documents (see docs/protocol.md).
 SAVE_DOCUMENTS: Final = "steadyhand/saveDocuments"

@@ -22,6 +22,13 @@ class ErrorCode(StrEnum):
     DENIED = "denied"
     IO_ERROR = "io_error"
     EDIT_REJECTED = "edit_rejected"
+    COUNT_MISMATCH = "count_mismatch"
+    READ_ONLY = "read_only"
+    PROTECTED = "protected"
+    SECRET_DETECTED = "secret_detected"
+    NO_HISTORY = "no_history"
+    WRONG_TOOL = "wrong_tool"
+    UNREADABLE = "unreadable"
 
 
 class ToolError(Exception):

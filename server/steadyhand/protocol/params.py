@@ -14,7 +14,7 @@ import re
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, get_type_hints
+from typing import Any, ClassVar, TypeVar, get_type_hints
 
 from steadyhand.protocol.commands import DEFAULT_SESSION
 
@@ -33,6 +33,35 @@ class ReadParams:
     offset: int | None = None
     limit: int | None = None
     session: str = DEFAULT_SESSION
+    #: PDF pages to read: "3", "1-5", "7-" or a comma list of those.
+    pages: str | None = None
+    #: Notebooks: deliver image outputs (base64, downscaled) instead of summarizing them.
+    include_images: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class NotebookEditParams:
+    file_path: str
+    #: The cell to replace or delete, or to insert after (insert without it: at the top).
+    cell_id: str | None = None
+    new_source: str = ""
+    edit_mode: str = "replace"
+    #: "code", "markdown" or "raw": required for inserts, changes the type on replace.
+    cell_type: str | None = None
+    session: str = DEFAULT_SESSION
+
+    #: ``notebook_path`` is the name models know from other notebook tools.
+    ALIASES: ClassVar[dict[str, str]] = {"notebook_path": "file_path"}
+
+    def __post_init__(self) -> None:
+        if self.edit_mode == "insert" and self.cell_type is None:
+            raise ParamsError(
+                'An insert needs `cell_type` ("code", "markdown" or "raw").', "cell_type"
+            )
+        if self.edit_mode != "insert" and not self.cell_id:
+            raise ParamsError(
+                f"A {self.edit_mode} needs `cell_id` (the cell's id as read shows it).", "cell_id"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +71,26 @@ class EditParams:
     new_string: str
     replace_all: bool = False
     session: str = DEFAULT_SESSION
+    expected_replacements: int | None = None
+    dry_run: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class EditItem:
+    """One edit of ``steadyhand.multiEdit``."""
+
+    old_string: str
+    new_string: str
+    replace_all: bool = False
+    expected_replacements: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MultiEditParams:
+    file_path: str
+    edits: list[EditItem]
+    session: str = DEFAULT_SESSION
+    dry_run: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,12 +98,18 @@ class WriteParams:
     file_path: str
     content: str
     session: str = DEFAULT_SESSION
+    dry_run: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class ForkParams:
     session: str
     parent: str = DEFAULT_SESSION
+    #: The new session may read but every change it asks for is refused (``read_only``).
+    read_only: bool = False
+
+    #: Other spellings accepted for a parameter (the snake_case name is canonical).
+    ALIASES: ClassVar[dict[str, str]] = {"readOnly": "read_only"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +121,39 @@ class CloseParams:
 class PingParams:
     pass
 
+
+@dataclass(frozen=True, slots=True)
+class HistoryParams:
+    file_path: str
+    #: Only this session's changes (default: every session's).
+    session: str | None = None
+    #: The newest this many versions.
+    limit: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UndoParams:
+    file_path: str
+    #: Undo this session's last change to the file (default: the last change by anyone).
+    session: str | None = None
+    #: Restore even though the file changed since Steadyhand wrote it.
+    force: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointParams:
+    session: str = DEFAULT_SESSION
+    label: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RewindParams:
+    #: A checkpoint id (``cp-…``) or label of this session.
+    checkpoint: str
+    session: str = DEFAULT_SESSION
+
+
+_PAGES = re.compile(r"^\s*\d+\s*(?:-\s*\d*\s*)?(?:,\s*\d+\s*(?:-\s*\d*\s*)?)*$")
 
 #: Keys models commonly send by mistake, mapped to the parameter they meant.
 _KNOWN_SLIPS: dict[str, str] = {
@@ -90,6 +178,19 @@ _VALUE_RULES: dict[str, tuple[typing.Callable[[Any], bool], str]] = {
     "limit": (lambda v: v >= 1, "a positive line count"),
     "session": (lambda v: 0 < len(v) <= 256, "a non-empty name of at most 256 characters"),
     "parent": (lambda v: 0 < len(v) <= 256, "a non-empty name of at most 256 characters"),
+    "expected_replacements": (lambda v: v >= 1, "a positive number of replacements"),
+    "edits": (lambda v: len(v) >= 1, "a non-empty list of {old_string, new_string} objects"),
+    "checkpoint": (lambda v: 0 < len(v) <= 256, "a non-empty name of at most 256 characters"),
+    "label": (lambda v: len(v) <= 256, "a label of at most 256 characters"),
+    "pages": (
+        lambda v: _PAGES.match(v) is not None,
+        'page numbers such as "3", "1-5", "7-" or "1,4-6"',
+    ),
+    "edit_mode": (
+        lambda v: v in ("replace", "insert", "delete"),
+        '"replace", "insert" or "delete"',
+    ),
+    "cell_type": (lambda v: v in ("code", "markdown", "raw"), '"code", "markdown" or "raw"'),
 }
 
 P = TypeVar("P")
@@ -165,6 +266,12 @@ def structure(cls: type[P], raw: Any, *, where: str = "the arguments") -> P:
         raise ParamsError(f"{where} must be one JSON object with named fields.")
     hints = get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    aliases: dict[str, str] = getattr(cls, "ALIASES", {})
+    for alias, name in aliases.items():
+        if alias in raw:
+            if name in raw:
+                raise ParamsError(f"Pass `{name}` or `{alias}`, not both.", alias)
+            raw = {(name if k == alias else k): v for k, v in raw.items()}
     for key in raw:
         if key not in fields:
             hint = suggest(str(key), fields)
@@ -202,12 +309,19 @@ def parse_arguments(cls: type[P], arguments: tuple[Any, ...]) -> P:
 
 
 __all__ = [
+    "CheckpointParams",
     "CloseParams",
+    "EditItem",
     "EditParams",
     "ForkParams",
+    "HistoryParams",
+    "MultiEditParams",
+    "NotebookEditParams",
     "ParamsError",
     "PingParams",
     "ReadParams",
+    "RewindParams",
+    "UndoParams",
     "WriteParams",
     "field",
     "parse_arguments",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from steadyhand.config import Settings
 from steadyhand.documents.snapshot import Snapshot, from_disk
@@ -16,6 +16,9 @@ from steadyhand.state.file_state import SessionRegistry
 from steadyhand.state.locks import PathLocks
 from steadyhand.text.encoding import Encoding
 from steadyhand.text.matching import Splice
+
+if TYPE_CHECKING:
+    from steadyhand.history.store import HistoryStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +32,8 @@ class Applied:
     on_disk: bool = True
     #: A sentence for the model about saving / formatting, if any.
     note: str = ""
+    #: Structured guard findings (credentials in added lines) for the result's ``secrets``.
+    findings: tuple[dict[str, object], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +48,8 @@ class Change:
     tool: str  # "edit", "write", ... (labels the change in the editor)
     #: View-offset splices for a minimal editor edit; None means whole-text replacement.
     splices: tuple[Splice, ...] | None = None
+    #: The session making the change (history, read-only sessions).
+    session: str = "default"
 
 
 class World(Protocol):
@@ -66,6 +73,8 @@ class ToolContext:
     locks: PathLocks = field(default_factory=PathLocks)
     #: Called after every change Steadyhand makes (path, tool): counters, watchers.
     on_change: Callable[[str, str], Awaitable[None] | None] | None = None
+    #: Where replaced versions are kept (None: history is off).
+    history: HistoryStore | None = None
 
     def resolve(self, file_path: str) -> ResolvedPath:
         return resolve(file_path, self.roots)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 
 from steadyhand.documents.snapshot import Snapshot
+from steadyhand.guards.protected import check_writable
+from steadyhand.guards.world import findings_fields
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import EditParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.state.file_state import FileRecord, missing_lines, shift_ranges
 from steadyhand.text.diff import region_diff, stat
-from steadyhand.text.lines import with_endings
+from steadyhand.text.lines import to_view
 from steadyhand.text.matching import (
     EXACT,
     MARKDOWN_SUFFIXES,
@@ -18,21 +20,27 @@ from steadyhand.text.matching import (
     Splice,
     apply_splices,
     plan_edit,
+    raw_splices,
 )
-from steadyhand.text.render import snippet
+from steadyhand.text.render import snippet, snippet_at
 from steadyhand.tools.context import Change, ToolContext
-from steadyhand.tools.records import record_for, refuse_if_stale, remember, require_read
+from steadyhand.tools.dry_run import check_fresh, note_shown
+from steadyhand.tools.notebook_edit import refuse_notebook
+from steadyhand.tools.records import full_range, record_for, remember, require_read
 from steadyhand.tools.suggest import not_found
 from steadyhand.tools.write import create_file, encode_for
 
 
 async def edit(ctx: ToolContext, p: EditParams) -> Result:
     rp = ctx.resolve(p.file_path)
+    check_writable(ctx, rp.path, p.session)
     async with ctx.locks.hold(rp.path):
         buffer = ctx.world.current(rp.path)
         if buffer is None and not os.path.lexists(rp.path):
             if p.old_string == "":
-                return await create_file(ctx, rp.path, p.new_string, p.session, tool="edit")
+                return await create_file(
+                    ctx, rp.path, p.new_string, p.session, tool="edit", dry_run=p.dry_run
+                )
             raise not_found(rp.path)
         if buffer is None and os.path.isdir(rp.path):
             raise ToolError(
@@ -40,41 +48,63 @@ async def edit(ctx: ToolContext, p: EditParams) -> Result:
                 f"{rp.path} is a directory; edit changes files. Pass the path of a file.",
                 path=rp.path,
             )
+        refuse_notebook(ctx, rp.path)
         session = ctx.sessions.get(p.session)
         rec = require_read(session, rp.path, "edit")
         snap = buffer if buffer is not None else ctx.snapshot(rp.path)
-        refuse_if_stale(ctx, session, rec, snap, "edit")
-        plan = _plan(snap, p)
+        check_fresh(ctx, session, rec, snap, "edit", dry_run=p.dry_run)
+        try:
+            plan = plan_one(
+                snap.view,
+                snap.path,
+                p.old_string,
+                p.new_string,
+                replace_all=p.replace_all,
+                expected_replacements=p.expected_replacements,
+            )
+        except ToolError as err:
+            if not p.dry_run:
+                note_shown(session, rec, err)
+            raise
         _require_shown(rec, snap, plan)
-        return await apply_plan(ctx, rec, snap, plan, p.session, tool="edit")
+        return await apply_plan(ctx, rec, snap, plan, p.session, tool="edit", dry_run=p.dry_run)
 
 
-def _plan(snap: Snapshot, p: EditParams) -> EditPlan:
-    view = snap.view
-    if p.old_string == "":
+def plan_one(
+    view: str,
+    path: str,
+    old_string: str,
+    new_string: str,
+    *,
+    replace_all: bool = False,
+    expected_replacements: int | None = None,
+) -> EditPlan:
+    """The plan for one ``old_string`` → ``new_string`` replacement in ``view``."""
+    if old_string == "":
         if view:
             raise ToolError(
                 ErrorCode.NO_MATCH,
-                f"old_string is empty, but {snap.path} is not empty, so there is no single "
+                f"old_string is empty, but {path} is not empty, so there is no single "
                 "place to insert at. Put the neighbouring text in old_string (and in "
                 "new_string around your addition), or use write to replace the whole file.",
-                path=snap.path,
+                path=path,
             )
-        if p.new_string == "":
+        if new_string == "":
             raise ToolError(
                 ErrorCode.NO_CHANGE,
                 "old_string and new_string are both empty: there is nothing to change.",
-                path=snap.path,
+                path=path,
             )
-        return EditPlan(EXACT, (Splice(0, 0, p.new_string),))
-    markdown = os.path.splitext(snap.path)[1].lower() in MARKDOWN_SUFFIXES
+        return EditPlan(EXACT, (Splice(0, 0, to_view(new_string)),))
+    markdown = os.path.splitext(path)[1].lower() in MARKDOWN_SUFFIXES
     return plan_edit(
         view,
-        p.old_string,
-        p.new_string,
-        replace_all=p.replace_all,
+        old_string,
+        new_string,
+        replace_all=replace_all,
         markdown=markdown,
-        path=snap.path,
+        path=path,
+        expected_replacements=expected_replacements,
     )
 
 
@@ -111,8 +141,14 @@ async def apply_plan(
     session_name: str,
     *,
     tool: str,
+    dry_run: bool = False,
+    summary: str | None = None,
 ) -> Result:
-    """Turn a plan into the new text, send it to the world, and keep the cache true."""
+    """Turn a plan into the new text, send it to the world, and keep the cache true.
+
+    ``dry_run``: every check, then the diff, and nothing changed (not even the cache).
+    ``summary`` replaces "replaced N occurrences" in the message.
+    """
     view = snap.view
     new_view = apply_splices(view, plan.splices)
     if new_view == view:
@@ -123,15 +159,21 @@ async def apply_plan(
             path=snap.path,
         )
     newline = snap.endings.dominant
-    nmap = snap.newline_map
-    raw_splices = [
-        Splice(nmap.to_raw(sp.start), nmap.to_raw(sp.end), with_endings(sp.text, newline))
-        for sp in plan.splices
-    ]
-    new_raw = apply_splices(snap.raw, raw_splices)
+    new_raw = apply_splices(snap.raw, raw_splices(snap.newline_map, plan.splices, newline))
     data = encode_for(ctx, snap.path, new_raw, snap.encoding)
+    if dry_run:
+        return _dry_run_result(snap, plan, new_view, summary)
     applied = await ctx.world.apply(
-        Change(snap.path, snap, new_raw, data, snap.encoding, tool, splices=plan.splices)
+        Change(
+            snap.path,
+            snap,
+            new_raw,
+            data,
+            snap.encoding,
+            tool,
+            splices=plan.splices,
+            session=session_name,
+        )
     )
     after = applied.snapshot
 
@@ -142,7 +184,7 @@ async def apply_plan(
     last_new = first_line + new_view.count("\n", first_sp.start, max(first_sp.start, new_end - 1))
     shown: tuple[tuple[int, int], ...]
     if rec.full_view:
-        shown = ((1, len(after.lines)),) if after.lines else ()
+        shown = full_range(after)
     else:
         shown = shift_ranges(rec.shown, first_line, last_old, last_new)
     session = ctx.sessions.get(session_name)
@@ -151,15 +193,17 @@ async def apply_plan(
 
     diff = region_diff(view, after.view, first_sp.start, last_sp.end, new_end, name=snap.path)
     ds = stat(diff)
-    shown_snippet = snippet(after.lines, first_line, min(last_new, first_line + 15))
+    snippet_last = min(last_new, first_line + 15)
+    if after.view == new_view:  # locate the lines by offset: no split of the whole file
+        shown_snippet = snippet_at(after.view, first_sp.start, first_line, snippet_last)
+    else:
+        shown_snippet = snippet(after.lines, first_line, snippet_last)
     n = plan.replacements
     where = f"line {first_line}" if last_new <= first_line else f"lines {first_line}-{last_new}"
-    head = (
-        f"Edited {snap.path}: replaced {n} occurrence{'s' if n != 1 else ''} ({where}, "
-        f"+{ds.added} / -{ds.removed})."
-    )
-    if plan.tier is not EXACT:
-        head += f" Matched with {plan.tier.name} tolerance: {plan.tier.tolerated}."
+    what = summary or f"replaced {n} occurrence{'s' if n != 1 else ''}"
+    head = f"Edited {snap.path}: {what} ({where}, +{ds.added} / -{ds.removed})."
+    if plan.note:
+        head += " " + plan.note
     if applied.note:
         head += " " + applied.note
     message = f"{head}\n{shown_snippet}"
@@ -177,4 +221,31 @@ async def apply_plan(
         removed=ds.removed,
         via=applied.via,
         on_disk=applied.on_disk,
+        **findings_fields(applied),
+    )
+
+
+def _dry_run_result(snap: Snapshot, plan: EditPlan, new_view: str, summary: str | None) -> Result:
+    view = snap.view
+    first_sp, last_sp = plan.splices[0], plan.splices[-1]
+    new_end = last_sp.end + len(new_view) - len(view)
+    diff = region_diff(view, new_view, first_sp.start, last_sp.end, new_end, name=snap.path)
+    ds = stat(diff)
+    n = plan.replacements
+    what = summary or f"replace {n} occurrence{'s' if n != 1 else ''}"
+    head = (
+        f"Dry run: the edit would {what} in {snap.path} (+{ds.added} / -{ds.removed}); "
+        "nothing was changed."
+    )
+    if plan.note:
+        head += " " + plan.note
+    return success(
+        f"{head}\n{diff}",
+        path=snap.path,
+        dry_run=True,
+        replacements=n,
+        matched=plan.tier.name,
+        diff=diff,
+        added=ds.added,
+        removed=ds.removed,
     )

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import os
 
+from steadyhand import formats
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.fs.reader import stream_window
+from steadyhand.guards.secrets import read_note
 from steadyhand.paths.resolve import ResolvedPath
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import ReadParams
@@ -30,20 +32,17 @@ async def read(ctx: ToolContext, p: ReadParams) -> Result:
             "(list the folder with your shell or search tool to find one).",
             path=rp.path,
         )
+    special = await formats.read_special(ctx, p, rp)
+    if special is not None:
+        return special  # a notebook, image or PDF
     offset = max(1, p.offset) if p.offset is not None else None
     whole = offset is None and p.limit is None
     size = rp.stat.st_size if rp.stat is not None else 0
     buffer = ctx.world.current(rp.path)
     if buffer is None and size > ctx.settings.max_read_bytes:
         if whole:
-            raise ToolError(
-                ErrorCode.TOO_LARGE,
-                f"{rp.path} is {size:,} bytes, over the {ctx.settings.max_read_bytes:,}-byte "
-                "limit for reading a whole file. Read a part of it with offset and limit "
-                "(for example offset=1, limit=200), or search it for what you need.",
-                path=rp.path,
-                size=size,
-            )
+            # Refused, but with the file's outline so the model can choose a range.
+            raise await formats.outline_large_file(ctx, p, rp)
         return await _read_large(ctx, p, rp, offset or 1)
     async with ctx.locks.hold(rp.path):
         snap = buffer if buffer is not None else ctx.snapshot(rp.path)
@@ -100,13 +99,7 @@ def _read_snapshot(
     end = min(total, start + limit - 1)
     body, cut = number_lines(lines[start - 1 : end], start, s.max_line_chars)
     if whole and estimate_tokens(body) > s.max_read_tokens:
-        raise ToolError(
-            ErrorCode.TOO_LARGE,
-            f"{snap.path} is too long to read at once (about {estimate_tokens(body):,} "
-            f"tokens, over the {s.max_read_tokens:,}-token limit). Read it in parts with "
-            "offset and limit (for example offset=1, limit=300).",
-            path=snap.path,
-        )
+        raise formats.outline_snapshot(ctx, p, snap, estimate_tokens(body))
     session.put(record_for(snap, merge_ranges(base_shown, (start, end)), key))
     remember(ctx, snap)
     notes = _notes(snap, start, end, total, cut)
@@ -146,6 +139,9 @@ def _notes(snap: Snapshot, start: int, end: int, total: int, cut: bool) -> list[
         notes.append("(This is the editor's open buffer, which has unsaved changes.)")
     if snap.encoding.codec == "latin-1":
         notes.append("(The file is not valid UTF-8; it was read as Latin-1.)")
+    secrets_note = read_note(snap.path, snap.lines[start - 1 : end], start)
+    if secrets_note:
+        notes.append(secrets_note)
     return notes
 
 

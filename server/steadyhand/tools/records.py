@@ -8,7 +8,7 @@ from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.file_state import FileRecord, Range, Session
 from steadyhand.state.staleness import is_stale
 from steadyhand.text.diff import whole_diff
-from steadyhand.text.lines import count_lines, line_ending_name
+from steadyhand.text.lines import line_ending_name
 from steadyhand.tools.context import ToolContext
 
 
@@ -26,15 +26,30 @@ def record_for(
         size=snap.size,
         encoding=snap.encoding.label,
         line_ending=line_ending_name(snap.endings.style),
-        total_lines=count_lines(snap.view),
-        shown=shown,
-        last_read=last_read,
+        total_lines=total_lines(snap),
+        shown=_SHARED_RANGES.setdefault(shown, shown) if len(_SHARED_RANGES) < 65536 else shown,
+        last_read=_WHOLE_READ if last_read == _WHOLE_READ else last_read,
         version=snap.version,
     )
 
 
+#: Records are many and small: equal range tuples and read keys are shared, not copied.
+_SHARED_RANGES: dict[tuple[Range, ...], tuple[Range, ...]] = {}
+_WHOLE_READ: tuple[int | None, int | None] = (None, None)
+
+
+def total_lines(snap: Snapshot) -> int:
+    """``count_lines(snap.view)`` from the cached line-ending counts (no extra pass)."""
+    raw = snap.raw
+    if not raw:
+        return 0
+    e = snap.endings
+    n = e.lf + e.crlf + e.cr
+    return n if raw.endswith(("\n", "\r")) else n + 1
+
+
 def full_range(snap: Snapshot) -> tuple[Range, ...]:
-    n = count_lines(snap.view)
+    n = total_lines(snap)
     return ((1, n),) if n else ()
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+from steadyhand.guards.protected import check_writable
+from steadyhand.guards.world import findings_fields
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import WriteParams
 from steadyhand.protocol.results import Result, success
@@ -11,10 +13,10 @@ from steadyhand.text.diff import stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
 from steadyhand.text.lines import count_lines, ending_stats, line_ending_name, to_view
 from steadyhand.tools.context import Change, ToolContext
+from steadyhand.tools.dry_run import check_fresh
 from steadyhand.tools.records import (
     full_range,
     record_for,
-    refuse_if_stale,
     remember,
     require_read,
 )
@@ -51,11 +53,32 @@ async def _notify(ctx: ToolContext, path: str, tool: str) -> None:
 
 
 async def create_file(
-    ctx: ToolContext, path: str, content: str, session_name: str, *, tool: str
+    ctx: ToolContext,
+    path: str,
+    content: str,
+    session_name: str,
+    *,
+    tool: str,
+    dry_run: bool = False,
 ) -> Result:
-    """Create a new file (and its folders) holding ``content``."""
+    """Create a new file (and its folders) holding ``content`` (``dry_run``: only say so)."""
     data = encode_for(ctx, path, content, UTF8)
-    applied = await ctx.world.apply(Change(path, None, content, data, UTF8, tool))
+    if dry_run:
+        n = count_lines(to_view(content))
+        diff = whole_diff("", to_view(content), name=path)
+        return success(
+            f"Dry run: {path} does not exist; the {tool} would create it with {n} lines "
+            f"({len(data)} bytes). Nothing was written.",
+            path=path,
+            type="create",
+            lines=n,
+            bytes=len(data),
+            diff=diff,
+            dry_run=True,
+        )
+    applied = await ctx.world.apply(
+        Change(path, None, content, data, UTF8, tool, session=session_name)
+    )
     after = applied.snapshot
     ctx.sessions.get(session_name).put(record_for(after, full_range(after), None))
     remember(ctx, after)
@@ -72,12 +95,14 @@ async def create_file(
         bytes=len(data),
         via=applied.via,
         on_disk=applied.on_disk,
+        **findings_fields(applied),
     )
 
 
 async def write(ctx: ToolContext, p: WriteParams) -> Result:
     rp = ctx.resolve(p.file_path)
     path = rp.path
+    check_writable(ctx, path, p.session)
     if rp.stat is not None and os.path.isdir(path):
         raise ToolError(
             ErrorCode.IS_DIRECTORY,
@@ -88,11 +113,13 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
     async with ctx.locks.hold(path):
         buffer = ctx.world.current(path)
         if buffer is None and not os.path.lexists(path):
-            return await create_file(ctx, path, p.content, p.session, tool="write")
+            return await create_file(
+                ctx, path, p.content, p.session, tool="write", dry_run=p.dry_run
+            )
         session = ctx.sessions.get(p.session)
         rec = require_read(session, path, "write")
         snap = buffer if buffer is not None else ctx.snapshot(path)
-        refuse_if_stale(ctx, session, rec, snap, "write")
+        check_fresh(ctx, session, rec, snap, "write", dry_run=p.dry_run)
         if not rec.full_view:
             ranges = ", ".join(f"{a}-{b}" for a, b in rec.shown) or "none"
             raise ToolError(
@@ -116,6 +143,15 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             "removed": ds.removed,
             "diff": diff,
         }
+        if p.dry_run:
+            same = " (it already holds exactly this content)" if p.content == snap.raw else ""
+            return success(
+                f"Dry run: writing would update {path}{same}: {before_lines} line(s) before, "
+                f"{after_lines} line(s) after (≈ +{ds.added} / -{ds.removed}); nothing was "
+                "written.",
+                **fields,
+                dry_run=True,
+            )
         if p.content == snap.raw:
             session.put(record_for(snap, full_range(snap), None))
             return success(
@@ -124,7 +160,9 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
                 via="none",
                 on_disk=True,
             )
-        applied = await ctx.world.apply(Change(path, snap, p.content, data, snap.encoding, "write"))
+        applied = await ctx.world.apply(
+            Change(path, snap, p.content, data, snap.encoding, "write", session=p.session)
+        )
         after = applied.snapshot
         session.put(record_for(after, full_range(after), None))
         remember(ctx, after)
@@ -141,4 +179,10 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
         if applied.note:
             message += " " + applied.note
         await _notify(ctx, path, "write")
-        return success(message, **fields, via=applied.via, on_disk=applied.on_disk)
+        return success(
+            message,
+            **fields,
+            via=applied.via,
+            on_disk=applied.on_disk,
+            **findings_fields(applied),
+        )
