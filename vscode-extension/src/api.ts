@@ -83,6 +83,8 @@ export interface ServerStatus {
   serverVersion?: string;
   /** Commands the server advertises (auto-registered as VS Code commands). */
   commands: string[];
+  /** How often the server was restarted after a crash in this window. */
+  crashRestarts: number;
   /** Why the server is not running, when it failed. */
   error?: string;
 }

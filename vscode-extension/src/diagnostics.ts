@@ -19,11 +19,11 @@ export function errorInfos(uri: vscode.Uri): DiagnosticInfo[] {
 }
 
 /**
- * Watches diagnostics from before a request is sent; after it, `settle(uri)` waits for the
- * language features to report on the changed file (first change event, then a quiet period), at
- * most `maxWaitMs`.
+ * Records which documents' diagnostics changed from the moment it is created (before the request is
+ * sent); `settle(uri)` then waits for the language features to report on the changed file: the
+ * first change, then a quiet period, at most `maxWaitMs`.
  */
-export class DiagnosticsWatcher implements vscode.Disposable {
+export class DiagnosticsTracker implements vscode.Disposable {
   private readonly seen = new Set<string>();
   private readonly listeners: Array<() => void> = [];
   private readonly sub: vscode.Disposable;
@@ -33,22 +33,27 @@ export class DiagnosticsWatcher implements vscode.Disposable {
       for (const u of e.uris) {
         this.seen.add(u.toString());
       }
-      for (const l of this.listeners) {
+      for (const l of [...this.listeners]) {
         l();
       }
     });
   }
 
-  async settle(uri: vscode.Uri, maxWaitMs: number, token?: vscode.CancellationToken, quietMs = 400): Promise<void> {
+  /**
+   * `nudge` runs at once and then every second until the first report: for documents that are
+   * open but not visible, language clients that delay their didOpen until the document is shown
+   * (VS Code's JSON support does) send it along with the next request for that document.
+   */
+  settle(uri: vscode.Uri, maxWaitMs: number, token?: vscode.CancellationToken, nudge?: () => void, quietMs = 400): Promise<void> {
     const key = uri.toString();
     const start = Date.now();
-    await new Promise<void>((resolve) => {
+    return new Promise<void>((resolve) => {
       let quietTimer: NodeJS.Timeout | undefined;
+      let nudgeTimer: NodeJS.Timeout | undefined;
       const finish = (): void => {
         clearTimeout(capTimer);
-        if (quietTimer) {
-          clearTimeout(quietTimer);
-        }
+        clearTimeout(nudgeTimer);
+        clearTimeout(quietTimer);
         const i = this.listeners.indexOf(onChange);
         if (i >= 0) {
           this.listeners.splice(i, 1);
@@ -57,9 +62,7 @@ export class DiagnosticsWatcher implements vscode.Disposable {
         resolve();
       };
       const armQuiet = (): void => {
-        if (quietTimer) {
-          clearTimeout(quietTimer);
-        }
+        clearTimeout(quietTimer);
         quietTimer = setTimeout(finish, Math.min(quietMs, Math.max(0, maxWaitMs - (Date.now() - start))));
       };
       const onChange = (): void => {
@@ -72,6 +75,14 @@ export class DiagnosticsWatcher implements vscode.Disposable {
       this.listeners.push(onChange);
       if (this.seen.has(key)) {
         armQuiet();
+      } else if (nudge) {
+        const poke = (): void => {
+          if (!this.seen.has(key)) {
+            nudge();
+            nudgeTimer = setTimeout(poke, 1000);
+          }
+        };
+        poke();
       }
     });
   }

@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
 import { ActivityLog, ActivityTreeProvider } from './activity';
 import type { CommandResult, ServerStatus, SteadyhandApi } from './api';
-import { DiagnosticsWatcher } from './diagnostics';
 import { registerTools, ToolRunner } from './lmTools';
 import { ServerManager } from './server';
 import { COMMANDS } from './tools';
@@ -34,9 +33,8 @@ export function activate(context: vscode.ExtensionContext): SteadyhandApi {
   const activity = new ActivityLog();
   const server = new ServerManager(context, output, activity);
   manager = server;
-  const watcher = new DiagnosticsWatcher();
-  const runner = new ToolRunner(server, watcher);
-  context.subscriptions.push(output, activity, server, watcher);
+  const runner = new ToolRunner(server);
+  context.subscriptions.push(output, activity, server);
 
   const tree = vscode.window.createTreeView('steadyhand.activity', { treeDataProvider: new ActivityTreeProvider(activity) });
   context.subscriptions.push(tree);

@@ -44,7 +44,8 @@ export function formatDiagnosticsReport(path: string, newErrors: DiagnosticInfo[
   const shown = newErrors.slice(0, MAX_DIAGNOSTICS).map(formatDiagnostic);
   const more = newErrors.length > MAX_DIAGNOSTICS ? `\n  … and ${newErrors.length - MAX_DIAGNOSTICS} more` : '';
   const noun = newErrors.length === 1 ? 'error' : 'errors';
-  return `After this change the editor reports ${newErrors.length} new ${noun} in ${path}:\n${shown.join('\n')}${more}\nFix them before you go on.`;
+  const fix = newErrors.length === 1 ? 'Fix it' : 'Fix them';
+  return `After this change the editor reports ${newErrors.length} new ${noun} in ${path}:\n${shown.join('\n')}${more}\n${fix} before you go on.`;
 }
 
 /**

@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
-import { DiagnosticsWatcher, errorInfos } from './diagnostics';
+import { DiagnosticsTracker, errorInfos } from './diagnostics';
 import { describeWrite, formatToolResult, invalidInputResult, newDiagnostics, type DiagnosticInfo } from './format';
 import type { ServerManager } from './server';
 import { resolveToolPath } from './paths';
@@ -12,10 +12,7 @@ import { TOOLS, toolInputToCommand } from './tools';
 type ToolInput = Record<string, unknown>;
 
 export class ToolRunner {
-  constructor(
-    private readonly server: ServerManager,
-    private readonly watcher: DiagnosticsWatcher,
-  ) {}
+  constructor(private readonly server: ServerManager) {}
 
   private config(): vscode.WorkspaceConfiguration {
     return vscode.workspace.getConfiguration(CONFIG_SECTION);
@@ -34,22 +31,54 @@ export class ToolRunner {
     }
     const waitMs = this.config().get<number>('tools.diagnosticsWaitMs') ?? 2500;
     const collect = mapped.spec.mutates && waitMs > 0;
-    let before: DiagnosticInfo[] = [];
-    if (collect) {
-      before = errorInfos(vscode.Uri.file(this.resolvePath(String(mapped.params.file_path))));
+    if (!collect) {
+      return formatToolResult(await this.server.request(mapped.command, mapped.params, token));
     }
-    const result = await this.server.request(mapped.command, mapped.params, token);
-    if (!collect || !result.ok) {
+    const before = errorInfos(vscode.Uri.file(this.resolvePath(String(mapped.params.file_path))));
+    const tracker = new DiagnosticsTracker();
+    try {
+      return await this.runAndReport(mapped.command, mapped.params, before, tracker, waitMs, token);
+    } finally {
+      tracker.dispose();
+    }
+  }
+
+  private async runAndReport(
+    command: string,
+    params: Record<string, unknown>,
+    before: DiagnosticInfo[],
+    tracker: DiagnosticsTracker,
+    waitMs: number,
+    token?: vscode.CancellationToken,
+  ): Promise<string> {
+    const result = await this.server.request(command, params, token);
+    if (!result.ok) {
       return formatToolResult(result);
     }
-    const filePath = typeof result.path === 'string' ? result.path : this.resolvePath(String(mapped.params.file_path));
+    const filePath = typeof result.path === 'string' ? result.path : this.resolvePath(String(params.file_path));
     const uri = vscode.Uri.file(filePath);
     try {
-      // Language features only check open documents: open it (in the background) if needed.
+      // Language features check only documents that are open, and pull-diagnostics clients (VS
+      // Code's JSON support among them) only those in an editor tab: open the file in a background
+      // tab (no focus change, the active editor stays) unless it is in one already.
+      const inTab = vscode.window.tabGroups.all.some((g) =>
+        g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === uri.fsPath),
+      );
+      if (!inTab && this.config().get<boolean>('tools.openEditedFiles', true)) {
+        await vscode.commands.executeCommand('vscode.open', uri, { background: true, preview: false, preserveFocus: true });
+      }
+      // A background tab does not load the document: load it so language features see it.
       if (!vscode.workspace.textDocuments.some((d) => d.uri.fsPath === uri.fsPath)) {
         await vscode.workspace.openTextDocument(uri);
       }
-      await this.watcher.settle(uri, waitMs, token);
+      const visible = vscode.window.visibleTextEditors.some((e) => e.document.uri.fsPath === uri.fsPath);
+      // A request for the document makes delayed language clients send its didOpen.
+      const nudge = visible
+        ? undefined
+        : (): void => {
+            void Promise.resolve(vscode.commands.executeCommand('vscode.executeDocumentSymbolProvider', uri)).catch(() => undefined);
+          };
+      await tracker.settle(uri, waitMs, token, nudge);
     } catch (err) {
       return `${formatToolResult(result)}\n\n(Could not collect the editor's diagnostics: ${String(err)})`;
     }

@@ -12,6 +12,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 export interface BundleManifest {
@@ -91,6 +92,18 @@ export function pythonEnv(sitePackages: string | undefined, base: NodeJS.Process
   return env;
 }
 
+/** Environment for the pip run: no pip configuration files or PIP_* variables of the machine. */
+export function pipEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env = pythonEnv(undefined, base);
+  for (const k of Object.keys(env)) {
+    if (k.startsWith('PIP_')) {
+      delete env[k];
+    }
+  }
+  env.PIP_CONFIG_FILE = os.devNull;
+  return env;
+}
+
 /**
  * Makes sure the server can be imported and returns where from. Installs the bundled wheels when
  * needed. `allowOnline`: when no bundled wheel fits the interpreter (e.g. a Python newer than the
@@ -134,6 +147,7 @@ export async function ensureServerEnv(opts: {
     '--disable-pip-version-check',
     '--no-input',
     '--no-warn-script-location',
+    '--root-user-action=ignore',
     '--only-binary=:all:',
     '--target',
     path.join(tmp, 'site'),
@@ -142,11 +156,11 @@ export async function ensureServerEnv(opts: {
   ];
   log(`Installing the bundled server ${manifest.requirement} for Python ${python.version.join('.')} into ${root}`);
   let how: EnvResult['how'] = 'installed';
-  let res = await run(python.command, [...baseArgs, '--no-index', manifest.requirement], pythonEnv(undefined), 300_000);
+  let res = await run(python.command, [...baseArgs, '--no-index', manifest.requirement], pipEnv(), 300_000);
   if (res.code !== 0 && opts.allowOnline) {
     log(`Offline install from the bundled wheels failed:\n${res.output.trim()}\nRetrying with the package index for missing dependencies.`);
     fs.rmSync(path.join(tmp, 'site'), { recursive: true, force: true });
-    res = await run(python.command, [...baseArgs, manifest.requirement], pythonEnv(undefined), 600_000);
+    res = await run(python.command, [...baseArgs, manifest.requirement], pipEnv(), 600_000);
     how = 'installed-online';
   }
   if (res.code !== 0) {

@@ -3,7 +3,9 @@
  * restarts it when it crashes, and forwards settings.
  */
 import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as readline from 'node:readline';
 import * as vscode from 'vscode';
 import {
   CloseAction,
@@ -36,6 +38,7 @@ import {
 } from './interpreter';
 import { ensureServerEnv, pruneOldEnvs, pythonEnv } from './pythonEnv';
 import { handleSaveDocuments, type SaveDocumentsParams } from './saveDocuments';
+import { ServerLogParser } from './serverLog';
 import { CONFIG_SECTION, readServerSettings, type ServerSettings } from './settings';
 
 const FILE_CHANGED = 'steadyhand/fileChanged';
@@ -81,6 +84,17 @@ async function withTimeout<T>(p: Thenable<T>, ms: number): Promise<T | undefined
   }
 }
 
+/**
+ * vscode-languageclient pops up its own error messages for start and initialize failures (some
+ * forced, whatever `revealOutputChannelOn` says). The extension shows one clear notification of
+ * its own instead, so the client's errors only go to the log.
+ */
+class SteadyhandLanguageClient extends LanguageClient {
+  override error(message: string, data?: unknown, _showNotification?: boolean | 'force'): void {
+    super.error(message, data, false);
+  }
+}
+
 export class ServerManager implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private state: ServerState = 'stopped';
@@ -89,6 +103,7 @@ export class ServerManager implements vscode.Disposable {
   private sitePackages: string | undefined;
   private readyWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   private restarts: number[] = [];
+  private crashRestarts = 0;
   private starting: Promise<void> | undefined;
   private notified = new Set<string>();
   private pythonExtSub: vscode.Disposable | undefined;
@@ -150,6 +165,7 @@ export class ServerManager implements vscode.Disposable {
       serverName: init?.serverInfo?.name,
       serverVersion: init?.serverInfo?.version,
       commands: init?.capabilities.executeCommandProvider?.commands ?? [],
+      crashRestarts: this.crashRestarts,
       error: this.error,
     };
   }
@@ -248,6 +264,8 @@ export class ServerManager implements vscode.Disposable {
   }
 
   private async doStart(): Promise<void> {
+    this.interp = undefined;
+    this.sitePackages = undefined;
     this.setState('starting');
     const setting = vscode.workspace.getConfiguration(CONFIG_SECTION).get<string>('server.python');
     const fromExt = setting && setting.trim() !== '' ? undefined : await this.pythonExtensionInterpreter();
@@ -271,6 +289,7 @@ export class ServerManager implements vscode.Disposable {
 
     const bundledDir = path.join(this.context.extensionPath, 'bundled');
     const storageDir = this.context.globalStorageUri.fsPath;
+    fs.mkdirSync(storageDir, { recursive: true });
     try {
       const env = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: 'Steadyhand: preparing the server' },
@@ -304,7 +323,7 @@ export class ServerManager implements vscode.Disposable {
     try {
       await client.start();
       const info = client.initializeResult?.serverInfo;
-      const msg = `Server ${info?.name ?? 'steadyhand'} ${info?.version ?? ''} running (Python ${formatVersion(resolved.version)})`.replace(/\s+/g, ' ');
+      const msg = `${info?.name ?? 'steadyhand'} ${info?.version ?? ''} running (Python ${formatVersion(resolved.version)})`.replace(/\s+/g, ' ');
       this.output.info(msg);
       this.activity.addServer(msg, true);
       this.setState('running');
@@ -340,6 +359,7 @@ export class ServerManager implements vscode.Disposable {
         this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
         if (this.restarts.length < MAX_RESTARTS) {
           this.restarts.push(now);
+          this.crashRestarts += 1;
           const msg = `The Steadyhand server stopped unexpectedly; restarting it (${this.restarts.length}/${MAX_RESTARTS} in 3 minutes).`;
           this.output.warn(msg);
           this.activity.addServer(msg, false);
@@ -363,9 +383,25 @@ export class ServerManager implements vscode.Disposable {
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: () => this.settings(),
       errorHandler,
+      initializationFailedHandler: (err) => {
+        this.output.error(`The server failed to initialize: ${err instanceof Error ? err.message : String(err)}`);
+        return false;
+      },
       connectionOptions: { maxRestartCount: MAX_RESTARTS },
       textSynchronization: { delayOpenNotifications: false },
       diagnosticCollectionName: 'steadyhand',
+      stdioOptions: {
+        stdout: (input, channel) => {
+          readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on('line', (l) => channel.info(l));
+        },
+        stderr: (input, channel) => {
+          const parser = new ServerLogParser();
+          readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on('line', (l) => {
+            const { level, text } = parser.line(l);
+            channel[level](text);
+          });
+        },
+      },
       middleware: {
         executeCommand: async (command, args, next) => {
           const result: unknown = await next(command, args);
@@ -387,7 +423,7 @@ export class ServerManager implements vscode.Disposable {
         },
       },
     };
-    const client = new LanguageClient('steadyhand', 'Steadyhand', serverOptions, clientOptions);
+    const client = new SteadyhandLanguageClient('steadyhand', 'Steadyhand', serverOptions, clientOptions);
     const saveFeature: StaticFeature = {
       fillClientCapabilities: (caps) => {
         const experimental = (caps.experimental ?? {}) as Record<string, unknown>;
@@ -405,12 +441,16 @@ export class ServerManager implements vscode.Disposable {
       this.activity.addFileChanged(p);
       this.fileEmitter.fire(p);
     });
+    // Answer once disk has the text; an error reply means "not saved" (the server then tells the
+    // agent the change is only in the buffer). 8 s stays inside the server's own 10 s limit.
     client.onRequest(SAVE_DOCUMENTS, async (p: SaveDocumentsParams) => {
-      const result = await handleSaveDocuments(p);
-      for (const r of result.results) {
-        if (!r.saved) {
-          this.output.warn(`Could not save ${r.uri} for the server: ${r.error ?? ''}`);
-        }
+      const result = await handleSaveDocuments(p, 8_000);
+      const failed = result.results.filter((r) => !r.saved);
+      for (const r of failed) {
+        this.output.warn(`Could not save ${r.uri} for the server: ${r.error ?? ''}`);
+      }
+      if (failed.length > 0) {
+        return new ResponseError(-32803, `Not saved: ${failed.map((r) => `${r.uri} (${r.error ?? 'unknown reason'})`).join('; ')}`);
       }
       return result;
     });

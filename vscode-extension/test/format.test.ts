@@ -31,6 +31,10 @@ describe('formatToolResult', () => {
     assert.match(text, /line 4, column 7: Bad value \[ts 2304\]/);
     assert.match(text, /Fix them/);
   });
+  it('speaks of one error in the singular', () => {
+    const text = formatDiagnosticsReport('/a.json', [d(4, 'Expected comma')]);
+    assert.match(text, /reports 1 new error in \/a\.json:\n  line 4, column 1: Expected comma \[json\]\nFix it before/);
+  });
   it('says so when there are no new errors', () => {
     assert.match(formatToolResult({ ok: true, message: 'ok' }, { path: '/a', newErrors: [] }), /no new errors in \/a/);
   });

@@ -4,7 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { resolveToolPath } from '../src/paths';
-import { envKey, ensureServerEnv, pythonEnv, type BundleManifest } from '../src/pythonEnv';
+import { envKey, ensureServerEnv, pipEnv, pythonEnv, type BundleManifest } from '../src/pythonEnv';
+import { ServerLogParser } from '../src/serverLog';
 import { readServerSettings, SERVER_SETTINGS } from '../src/settings';
 import { decodeDisk, diskMatches } from '../src/textCompare';
 
@@ -68,6 +69,13 @@ describe('pythonEnv', () => {
     assert.equal(env.PYTHONNOUSERSITE, '1');
     assert.equal(pythonEnv(undefined, { PYTHONPATH: '/evil' }).PYTHONPATH, undefined);
   });
+  it('runs pip without the machine pip configuration', () => {
+    const env = pipEnv({ PATH: '/bin', PIP_INDEX_URL: 'http://mirror', PIP_FIND_LINKS: '/opt/wheels' });
+    assert.equal(env.PIP_INDEX_URL, undefined);
+    assert.equal(env.PIP_FIND_LINKS, undefined);
+    assert.equal(env.PIP_CONFIG_FILE, os.devNull);
+    assert.equal(env.PATH, '/bin');
+  });
   it('without a bundle, refuses clearly when the interpreter lacks steadyhand', async () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sh-env-'));
     const python = { command: process.env.PYTHON_FOR_TESTS ?? 'python3', args: ['-I'], executable: 'python3', version: [3, 11, 0] };
@@ -75,5 +83,20 @@ describe('pythonEnv', () => {
       ensureServerEnv({ bundledDir: path.join(tmp, 'none'), storageDir: tmp, python, log: () => undefined, allowOnline: false }),
       /carries no bundled server/,
     );
+  });
+});
+
+describe('ServerLogParser', () => {
+  it('routes Python logging records by level and strips the timestamp', () => {
+    const p = new ServerLogParser();
+    assert.deepEqual(p.line('2026-11-30 03:05:15,658 INFO steadyhand: steadyhand 0.1.0 ready (pid 1)'), {
+      level: 'info',
+      text: 'steadyhand: steadyhand 0.1.0 ready (pid 1)',
+    });
+    assert.equal(p.line('2026-11-30 03:05:15,658 WARNING steadyhand.watcher: inotify limit').level, 'warn');
+    assert.equal(p.line('  continuation of the warning').level, 'warn');
+    assert.equal(p.line('Traceback (most recent call last):').level, 'error');
+    assert.equal(p.line('  File "x.py", line 1').level, 'error');
+    assert.equal(p.line('2026-11-30 03:05:15,658 DEBUG pygls: x').level, 'debug');
   });
 });

@@ -1,0 +1,265 @@
+// Steadyhand end-to-end scenario, run inside a real VS Code (code-server) extension host.
+// Every step records what it saw; the pytest side asserts on result.json.
+'use strict';
+const vscode = require('vscode');
+const fs = require('fs');
+const path = require('path');
+
+const OUT = process.env.STEADYHAND_E2E_DIR;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor(fn, timeoutMs, stepMs = 100) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) return v;
+    await sleep(stepMs);
+  }
+}
+
+function withTimeout(promise, ms, what) {
+  return Promise.race([promise, sleep(ms).then(() => { throw new Error(`${what} timed out after ${ms} ms`); })]);
+}
+
+function textOf(result) {
+  return result.content.map((p) => (p instanceof vscode.LanguageModelTextPart || typeof p.value === 'string' ? p.value : JSON.stringify(p))).join('');
+}
+
+const disk = (p) => (fs.existsSync(p) ? fs.readFileSync(p, 'utf8') : null);
+
+async function activate(context) {
+  if (!OUT) return;
+  const result = { started: new Date().toISOString(), steps: {}, errors: [], log: [] };
+  const write = () => fs.writeFileSync(path.join(OUT, 'result.json.tmp'), JSON.stringify(result, null, 2));
+  const log = (m) => { result.log.push(`${new Date().toISOString()} ${m}`); write(); };
+  const step = async (name, fn) => {
+    log(`step ${name}`);
+    try {
+      result.steps[name] = await fn();
+    } catch (err) {
+      result.steps[name] = { exception: String(err && err.stack || err) };
+      result.errors.push(`${name}: ${err}`);
+    }
+    write();
+  };
+  const screenshot = async (name) => {
+    fs.writeFileSync(path.join(OUT, `shot-${name}.request`), '');
+    const ok = await waitFor(() => fs.existsSync(path.join(OUT, `shot-${name}.png`)), 20000, 200);
+    log(`screenshot ${name}: ${ok ? 'taken' : 'not taken'}`);
+  };
+
+  const ws = vscode.workspace.workspaceFolders[0].uri.fsPath;
+  const P = (...a) => path.join(ws, ...a);
+  let api;
+  // Tool invocation: the real VS Code path (vscode.lm.invokeTool) first; outside a chat request a
+  // build may refuse or block on a confirmation, then we call the same handler through the API.
+  const invoke = async (name, input) => {
+    let lmError = null;
+    if (vscode.lm && vscode.lm.invokeTool) {
+      try {
+        const r = await withTimeout(Promise.resolve(vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined })), 60000, `vscode.lm.invokeTool(${name})`);
+        return { via: 'vscode.lm.invokeTool', text: textOf(r) };
+      } catch (err) {
+        lmError = String(err);
+      }
+    }
+    return { via: 'api.invokeTool', lmError, text: await api.invokeTool(name, input) };
+  };
+
+  await step('activate', async () => {
+    const ext = vscode.extensions.getExtension('steadyhand.steadyhand');
+    if (!ext) throw new Error('steadyhand.steadyhand is not installed');
+    api = await ext.activate();
+    const t0 = Date.now();
+    await api.ready(240000);
+    const commands = await vscode.commands.getCommands(true);
+    return {
+      readyMs: Date.now() - t0,
+      status: api.status(),
+      globalStorage: path.join(path.dirname(context.globalStorageUri.fsPath), 'steadyhand.steadyhand'),
+      extensionPath: ext.extensionPath,
+      registered: ['steadyhand.read', 'steadyhand.edit', 'steadyhand.write'].filter((c) => commands.includes(c)),
+      tools: (vscode.lm && vscode.lm.tools ? vscode.lm.tools : []).map((t) => t.name).filter((n) => n.startsWith('steadyhand_')),
+      vscodeVersion: vscode.version,
+    };
+  });
+  if (!api) { result.done = true; write(); fs.renameSync(path.join(OUT, 'result.json.tmp'), path.join(OUT, 'result.json')); return; }
+
+  const fileChanges = [];
+  api.onDidChangeFile((e) => fileChanges.push(e));
+
+  // 1. steadyhand.read through the auto-registered VS Code command.
+  await step('commandRead', async () => {
+    const r = await vscode.commands.executeCommand('steadyhand.read', { file_path: P('hello.txt') });
+    return { result: r };
+  });
+
+  // 2. An edit through the LM tool lands in the open buffer as one undo step and reaches disk.
+  const app = P('src', 'app.py');
+  const original = disk(app);
+  let editor;
+  await step('toolEditOpenBuffer', async () => {
+    const doc = await vscode.workspace.openTextDocument(app);
+    editor = await vscode.window.showTextDocument(doc, { preview: false });
+    await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar').then(undefined, () => undefined);
+    await vscode.commands.executeCommand('steadyhand.client.showActivity');
+    await sleep(500);
+    const read = await invoke('steadyhand_read_file', { file_path: app });
+    await vscode.window.showTextDocument(doc, { preview: false });
+    await screenshot('before-edit');
+    const dirtyBefore = doc.isDirty;
+    const edit = await invoke('steadyhand_edit_file', {
+      file_path: app,
+      old_string: 'def greet(name):\n    return "Hello, " + name',
+      new_string: 'def greet(name: str) -> str:\n    return f"Hello, {name}!"',
+    });
+    const bufferAfter = doc.getText();
+    const dirtyAfterEdit = doc.isDirty;
+    const diskAfter = await waitFor(() => (disk(app) || '').includes('f"Hello, {name}!"') && disk(app), 10000);
+    await screenshot('agent-edit');
+    // One undo step: a single undo restores the exact text from before the edit, redo re-applies.
+    await vscode.window.showTextDocument(doc, { preview: false });
+    await vscode.commands.executeCommand('undo');
+    const afterUndo = doc.getText();
+    await vscode.commands.executeCommand('redo');
+    const afterRedo = doc.getText();
+    if (doc.isDirty) await doc.save();
+    await waitFor(() => disk(app) === doc.getText(), 5000);
+    return {
+      readVia: read.via, readText: read.text.slice(0, 2000), lmError: edit.lmError || read.lmError || null,
+      via: edit.via, text: edit.text, dirtyBefore,
+      bufferHasEdit: bufferAfter.includes('f"Hello, {name}!"'),
+      diskHasEdit: !!diskAfter, dirtyAfterEdit,
+      undoRestoresOriginal: afterUndo === original, redoRestoresEdit: afterRedo === bufferAfter,
+      afterUndo: afterUndo.slice(0, 500),
+    };
+  });
+
+  // 3. The user types without saving; the agent's edit is refused as stale; the typing is intact.
+  // 4. Then (record refreshed by the stale diff) an accepted edit does not save the user's typing.
+  await step('staleAndUnsaved', async () => {
+    const doc = await vscode.workspace.openTextDocument(app);
+    editor = await vscode.window.showTextDocument(doc, { preview: false });
+    await invoke('steadyhand_read_file', { file_path: app });
+    const diskBefore = disk(app);
+    // Type like a user: cursor at the start of line 1, then the `type` command.
+    editor.selection = new vscode.Selection(0, 0, 0, 0);
+    await vscode.commands.executeCommand('type', { text: '# typed by the user, not saved\n' });
+    await sleep(300);
+    const typed = doc.getText().startsWith('# typed by the user, not saved\n');
+    const stale = await invoke('steadyhand_edit_file', {
+      file_path: app,
+      old_string: 'TIMEOUT = 30',
+      new_string: 'TIMEOUT = 60',
+    });
+    await sleep(300);
+    const afterStale = {
+      text: stale.text,
+      bufferKeepsTyping: doc.getText().startsWith('# typed by the user, not saved\n'),
+      bufferUnchangedByAgent: doc.getText().includes('TIMEOUT = 30'),
+      dirty: doc.isDirty,
+      diskUnchanged: disk(app) === diskBefore,
+    };
+    const retry = await invoke('steadyhand_edit_file', {
+      file_path: app,
+      old_string: 'TIMEOUT = 30',
+      new_string: 'TIMEOUT = 60',
+    });
+    await sleep(1500);
+    const afterRetry = {
+      text: retry.text,
+      bufferHasAgentEdit: doc.getText().includes('TIMEOUT = 60'),
+      bufferKeepsTyping: doc.getText().startsWith('# typed by the user, not saved\n'),
+      dirty: doc.isDirty,
+      diskHasTyping: (disk(app) || '').includes('# typed by the user'),
+      diskText: disk(app),
+    };
+    await screenshot('unsaved-kept');
+    // Leave the editor clean for the next steps: revert the user's typing.
+    await vscode.commands.executeCommand('workbench.action.files.revert');
+    return { typed, afterStale, afterRetry };
+  });
+
+  // 5. A write creates a new file in a new folder.
+  await step('writeNewFolder', async () => {
+    const target = P('generated', 'deep', 'report.md');
+    const w = await invoke('steadyhand_write_file', { file_path: target, content: '# Report\n\nWritten by the agent.\n' });
+    const content = await waitFor(() => disk(target), 5000);
+    return { via: w.via, lmError: w.lmError || null, text: w.text, exists: fs.existsSync(target), content };
+  });
+
+  // 6. An edit that breaks a JSON file returns the diagnostics of VS Code's JSON support.
+  await step('jsonDiagnostics', async () => {
+    const cfg = P('config.json');
+    await invoke('steadyhand_read_file', { file_path: cfg });
+    const t0 = Date.now();
+    const e = await invoke('steadyhand_edit_file', { file_path: cfg, old_string: '"retries": 3,', new_string: '"retries": 3' });
+    const toolMs = Date.now() - t0;
+    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((t) => `${t.label}${t.isActive ? '*' : ''}`));
+    const docOpen = vscode.workspace.textDocuments.some((d) => d.uri.fsPath === cfg);
+    const uri = vscode.Uri.file(cfg);
+    const seen = await waitFor(() => vscode.languages.getDiagnostics(uri).length > 0, 15000);
+    const diagnosticsAfterMs = Date.now() - t0;
+    const diags = vscode.languages.getDiagnostics(uri).map((d) => ({ message: d.message, source: d.source, severity: d.severity, line: d.range.start.line + 1 }));
+    await vscode.window.showTextDocument(uri, { preview: false });
+    await screenshot('json-diagnostics');
+    return { via: e.via, text: e.text, toolMs, tabs, docOpen, diagnosticsSeen: !!seen, diagnosticsAfterMs, diagnostics: diags, disk: disk(cfg) };
+  });
+
+  // 7. A file changed behind the agent's back is reported (steadyhand/fileChanged).
+  await step('fileChanged', async () => {
+    const h = P('hello.txt');
+    fs.writeFileSync(h, 'changed behind the agent\n');
+    const seen = await waitFor(() => fileChanges.find((e) => e.path === h || e.path.endsWith('hello.txt')), 10000);
+    const again = await vscode.commands.executeCommand('steadyhand.edit', { file_path: h, old_string: 'Hello', new_string: 'Hi' });
+    return { event: seen || null, all: fileChanges.slice(0, 10), editAfterExternalChange: again };
+  });
+
+  // 8. A crashed server is restarted (and logged) and serves again.
+  await step('crashRestart', async () => {
+    const serverPids = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
+      try {
+        const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        const ppid = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1];
+        return cmd.includes('steadyhand') && cmd.includes('serve') && Number(ppid) === process.pid;
+      } catch { return false; }
+    });
+    const before = serverPids();
+    const restartsBefore = api.status().crashRestarts;
+    for (const pid of before) process.kill(Number(pid), 'SIGKILL');
+    const restarted = await waitFor(() => {
+      const now = serverPids();
+      return now.length > 0 && now.every((p) => !before.includes(p)) && api.status().state === 'running' && now;
+    }, 30000, 200);
+    const read = await vscode.commands.executeCommand('steadyhand.read', { file_path: P('hello.txt') });
+    return { killed: before, restarted: restarted || null, restartsBefore, restartsAfter: api.status().crashRestarts, state: api.status().state, read };
+  });
+
+  // 9. No usable Python: one clear notification with a button to the setting; then back.
+  await step('badPython', async () => {
+    const cfg = vscode.workspace.getConfiguration('steadyhand');
+    const good = cfg.get('server.python');
+    await cfg.update('server.python', '/nonexistent/python3', vscode.ConfigurationTarget.Global);
+    const failed = await waitFor(() => api.status().state === 'failed' && api.status(), 30000, 200);
+    fs.writeFileSync(path.join(OUT, 'query-notifications.request'), '');
+    const toastsFile = path.join(OUT, 'query-notifications.json');
+    await waitFor(() => fs.existsSync(toastsFile), 20000, 200);
+    const toasts = fs.existsSync(toastsFile) ? JSON.parse(fs.readFileSync(toastsFile, 'utf8')) : null;
+    const read = await api.read({ file_path: P('hello.txt') });
+    await cfg.update('server.python', good, vscode.ConfigurationTarget.Global);
+    const back = await waitFor(() => api.status().state === 'running', 60000, 200);
+    await vscode.commands.executeCommand('notifications.clearAll').then(undefined, () => undefined);
+    return { failed: failed || api.status(), toasts, readWhileFailed: read, runningAgain: !!back };
+  });
+
+  await step('final', async () => ({ status: api.status() }));
+  result.done = true;
+  result.finished = new Date().toISOString();
+  write();
+  fs.renameSync(path.join(OUT, 'result.json.tmp'), path.join(OUT, 'result.json'));
+}
+
+function deactivate() {}
+
+module.exports = { activate, deactivate };
