@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: venv demo test lint format bench nearmiss torture vsix clean
+.PHONY: venv demo test lint format bench nearmiss torture vsix vscode-check clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -20,7 +20,7 @@ demo: $(STAMP)
 	$(BIN)/steadyhand demo
 
 ## The whole test suite (end-to-end over stdio, unit and property tests, lint and types).
-test: $(STAMP) lint
+test: $(STAMP) lint vscode-check
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 ## Share of near-miss edits recovered, and wrongly applied (must be 0).
@@ -32,9 +32,18 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check server tests bench
 	$(BIN)/mypy
 
+## The VS Code extension: vscode-extension/steadyhand-<platform>-<version>.vsix (docs/vscode.md).
+vsix: $(STAMP)
+	PYTHON=$(abspath $(BIN)/python) bash vscode-extension/scripts/build-vsix.sh
+
+## The extension's type check, lint and unit tests.
+vscode-check:
+	bash vscode-extension/scripts/check.sh
+
 format: $(STAMP)
 	$(BIN)/ruff format server tests bench
 	$(BIN)/ruff check --fix server tests bench
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf vscode-extension/out vscode-extension/out-test vscode-extension/bundled vscode-extension/*.vsix
