@@ -8,10 +8,11 @@ Three more guarantees, for writes that know what they replace:
 - **No lost update.** With ``expect`` (the hash of the bytes the change was checked
   against), the new file is swapped in with ``renameat2(RENAME_EXCHANGE)`` and the bytes
   it displaced are hashed: if someone else wrote the file between the check and the swap,
-  their version is swapped back and the write is refused as ``stale``. With ``create``,
-  the file is put in place with ``RENAME_NOREPLACE``, so a file that appeared in the
-  meantime is never clobbered. (Where the file system lacks these flags the check runs
-  right before a plain rename.)
+  their version is swapped back and the write is refused as ``stale``. Steadyhand
+  processes take an ``flock`` on the folder around this, so they never undo each other.
+  With ``create``, the file is put in place with ``RENAME_NOREPLACE``, so a file that
+  appeared in the meantime is never clobbered. (Where the file system lacks these flags,
+  the check runs right before a plain rename.)
 - **Confinement.** The folder is opened component by component with ``O_NOFOLLOW`` and
   every later call is made relative to that folder, so a folder swapped for a symbolic
   link after the path was checked cannot redirect the write.
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import json
 import logging
 import os
@@ -32,6 +34,7 @@ import secrets
 import stat
 import threading
 import time
+from collections.abc import Iterator
 
 from steadyhand.fs.syscalls import RENAME_EXCHANGE, RENAME_NOREPLACE, Syscalls
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -318,7 +321,34 @@ def _commit_new(dfd: int, path: str, name: str, tmp: str, sys: Syscalls) -> None
         os.unlink(tmp, dir_fd=dfd)
 
 
+@contextlib.contextmanager
+def _folder_lock(dfd: int) -> Iterator[None]:
+    """Serialize checked commits in one folder across Steadyhand processes.
+
+    Two servers swapping the same file at once could each undo the other's swap; under
+    this lock only outside writers (who never take it) race a commit, and the swap check
+    handles them. Best effort: where ``flock`` fails the commit goes on unlocked.
+    """
+    try:
+        fcntl.flock(dfd, fcntl.LOCK_EX)
+    except OSError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            fcntl.flock(dfd, fcntl.LOCK_UN)
+
+
 def _commit_checked(
+    dfd: int, path: str, name: str, tmp: str, ino: int, sys: Syscalls, expect: str
+) -> None:
+    with _folder_lock(dfd):
+        _swap_checked(dfd, path, name, tmp, ino, sys, expect)
+
+
+def _swap_checked(
     dfd: int, path: str, name: str, tmp: str, ino: int, sys: Syscalls, expect: str
 ) -> None:
     if _hash_at(dfd, name) != expect:

@@ -1,0 +1,206 @@
+"""Crash during write: the target holds exactly the old or the new bytes, whatever instant
+the writer dies at; its temp files are removed at the next server start; mode and symbolic
+links survive.
+
+Two kinds of trials. Fork trials run the server's own tools in a forked writer and
+SIGKILL it at a random instant (cheap, so there are thousands of them in the full run).
+Server trials SIGKILL a real ``steadyhand serve`` while it works through a stream of edit
+and write requests, then start the next server on the same folder, which must clean up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+from steadyhand.fs.atomic import TEMP_PATTERN
+from tests.torture import crash_child
+from tests.torture.harness import EDIT, READ, WRITE, Server, record, size
+
+MODE = 0o640
+
+
+def _setup(root: Path, kind: str) -> tuple[Path, Path, Path]:
+    """A workspace with ``data/target.txt`` (mode 0640) reached through ``link.txt``."""
+    ws = root / "ws"
+    (ws / "data").mkdir(parents=True)
+    target = ws / "data" / "target.txt"
+    target.write_text(crash_child.content(kind, 0))
+    target.chmod(MODE)
+    link = ws / "link.txt"
+    link.symlink_to(Path("data") / "target.txt")
+    return ws, target, link
+
+
+def _temps(folder: Path) -> list[str]:
+    return [p.name for p in folder.iterdir() if TEMP_PATTERN.match(p.name)]
+
+
+def _check_intact(target: Path, link: Path) -> None:
+    assert link.is_symlink() and os.readlink(link) == os.path.join("data", "target.txt")
+    st = target.lstat()
+    assert stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == MODE, oct(st.st_mode)
+
+
+def _version_of(text: str) -> int:
+    first = text.split("\n", 1)[0]
+    assert first.startswith("marker: "), first[:80]
+    return int(first.removeprefix("marker: "))
+
+
+async def test_fork_writer_killed_at_random_points(tmp_path: Path) -> None:
+    trials = size(200, 5000)
+    rng = random.Random(int(os.environ.get("STEADYHAND_TORTURE_SEED", "7")))
+    state = tmp_path / "state"
+    env = dict(os.environ, STEADYHAND_STATE_DIR=str(state))
+    figures = {"trials": 0, "old": 0, "new": 0, "mid_write_kills": 0, "temps_cleaned": 0}
+    for kind, share in (("small", 0.7), ("big", 0.3)):
+        ws, target, link = _setup(tmp_path / kind, kind)
+        zygote = subprocess.Popen(
+            [sys.executable, crash_child.__file__, str(ws)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        assert zygote.stdin is not None and zygote.stdout is not None
+        version = 0
+        seen: set[str] = set()
+        # The first trial (a long one) measures how long a version takes to write.
+        spans: list[float] = []
+        try:
+            for n in range(int(trials * share)):
+                span = max(spans[-20:], default=0.002 if kind == "small" else 0.05)
+                delay = rng.uniform(0, 2.5 * span) if n else 0.25
+                spec = {"target": str(link), "kind": kind, "delay": delay, "start": version}
+                zygote.stdin.write(json.dumps(spec) + "\n")
+                zygote.stdin.flush()
+                out = json.loads(zygote.stdout.readline())
+                assert out["error"] is None, out
+                if n == 0:
+                    spans.append(0.25 / max(1, out["done"] - version))
+                text = target.read_text()
+                got = _version_of(text)
+                # exactly the last finished version, or exactly the one being written
+                assert got in (out["done"], out["begun"]), (got, out)
+                assert text == crash_child.content(kind, got)
+                _check_intact(target, link)
+                figures["trials"] += 1
+                figures["new" if got > version else "old"] += 1
+                left = set(_temps(target.parent))
+                if left - seen:  # this kill left a temp file: it hit the write path
+                    figures["mid_write_kills"] += 1
+                seen |= left
+                version = got
+        finally:
+            zygote.stdin.close()
+            zygote.wait(timeout=30)
+        # The next server start removes every temp file the killed writers left.
+        figures["temps_cleaned"] += len(_temps(target.parent))
+        server = await Server.start(ws, state_dir=state)
+        try:
+            assert _temps(target.parent) == []
+            assert sorted(p.name for p in target.parent.iterdir()) == ["target.txt"]
+            r = await server.call(READ, file_path="link.txt", limit=3)
+            assert r["ok"], r
+        finally:
+            await server.stop()
+    record("crash (forked writer)", **figures)
+    assert figures["mid_write_kills"] > 0  # the kills did land inside writes
+
+
+async def test_server_killed_mid_write(tmp_path: Path) -> None:
+    trials = size(4, 60)
+    rng = random.Random(11)
+    state = tmp_path / "state"
+    opts = {"maxReadBytes": 64 << 20, "maxReadTokens": 1 << 30, "defaultReadLines": 1 << 20}
+    figures = {"trials": 0, "acked_then_kept": 0, "unacked_landed": 0, "temps_cleaned": 0}
+    kinds = ["small"] * trials if trials < 10 else ["small", "big"] * (trials // 2)
+    ws, target, link = _setup(tmp_path, "small")
+    version = 0
+    for kind in kinds:
+        target.write_text(crash_child.content(kind, version))
+        server = await Server.start(ws, state_dir=state, options=opts)
+        # The server's start-up removed what the previous (killed) one left.
+        assert _temps(target.parent) == []
+        r = await server.call(READ, file_path="link.txt")
+        assert r["ok"], r
+        # Pipeline a burst of versions, then kill the server at a random instant.
+        burst = [version + k for k in range(1, 9)]
+        pending = []
+        for i in burst:
+            if crash_child.is_write(i):
+                params = {"file_path": "link.txt", "content": crash_child.content(kind, i)}
+                pending.append(server.request("workspace/executeCommand", _cmd(WRITE, params)))
+            else:
+                params = {
+                    "file_path": "link.txt",
+                    "old_string": f"marker: {i - 1}\n",
+                    "new_string": f"marker: {i}\n",
+                }
+                pending.append(server.request("workspace/executeCommand", _cmd(EDIT, params)))
+        tasks = [asyncio.ensure_future(p) for p in pending]
+        await asyncio.sleep(rng.uniform(0.0, 0.25))
+        server.kill()
+        acked = 0
+        for i, t in zip(burst, tasks, strict=True):
+            try:
+                resp = await t
+            except Exception:
+                continue
+            assert resp["result"]["ok"], resp
+            acked = i
+        await server.stop()
+        text = target.read_text()
+        got = _version_of(text)
+        assert text == crash_child.content(kind, got)
+        assert version <= got <= burst[-1] and got >= acked, (version, got, acked)
+        _check_intact(target, link)
+        figures["trials"] += 1
+        figures["acked_then_kept"] += acked > version
+        figures["unacked_landed"] += got > acked
+        figures["temps_cleaned"] += len(_temps(target.parent))
+        version = got
+    server = await Server.start(ws, state_dir=state, options=opts)
+    assert _temps(target.parent) == []
+    await server.stop()
+    record("crash (real server)", **figures)
+
+
+def _cmd(command: str, params: dict[str, object]) -> dict[str, object]:
+    return {"command": command, "arguments": [params]}
+
+
+def test_cleanup_spares_live_writers_and_user_files(tmp_path: Path) -> None:
+    """Only Steadyhand's own temp names of dead processes are removed."""
+    from steadyhand.fs.atomic import TempJournal
+
+    folder = tmp_path / "f"
+    folder.mkdir()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    names = {
+        f".a.txt.steadyhand-{dead.pid}-0123abcd.tmp": True,  # dead writer: removed
+        f".b.txt.steadyhand-{os.getpid()}-0123abcd.tmp": False,  # live writer: kept
+        f"a.txt.steadyhand-{dead.pid}-0123abcd.tmp": False,  # no leading dot: a user's file
+        f".c.txt.steadyhand-{dead.pid}-0123abcd.tmp.bak": False,
+        ".d.txt.steadyhand-x-0123abcd.tmp": False,
+        "notes.txt": False,
+    }
+    for name in names:
+        (folder / name).write_text("user data")
+    (folder / f".e.steadyhand-{dead.pid}-0123abcd.tmp").mkdir()  # a folder: kept
+    journal_dir = tmp_path / "state" / "temps"
+    journal_dir.mkdir(parents=True)
+    (journal_dir / f"{dead.pid}.folders").write_text(json.dumps(str(folder)) + '\n"/unfinis')
+    removed = TempJournal(str(journal_dir)).sweep()
+    assert [os.path.basename(p) for p in removed] == [n for n, gone in names.items() if gone]
+    for name, gone in names.items():
+        assert (folder / name).exists() != gone
+    assert not (journal_dir / f"{dead.pid}.folders").exists()
