@@ -32,6 +32,10 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check server tests bench
 	$(BIN)/mypy
 
+## The torture suite at full size, with a table of trials, faults and losses.
+torture: $(STAMP)
+	$(BIN)/python tests/torture/report.py
+
 ## The VS Code extension: vscode-extension/steadyhand-<platform>-<version>.vsix (docs/vscode.md).
 vsix: $(STAMP)
 	PYTHON=$(abspath $(BIN)/python) bash vscode-extension/scripts/build-vsix.sh
