@@ -207,3 +207,21 @@ async def test_io_error_leaves_original_and_no_temp(
     assert f.read_bytes() == b"new\r\n"
     c = await call(faulty_client, WRITE, file_path="deep/er/new.txt", content="n\n")
     assert c["ok"]
+
+
+@pytest_lsp.fixture(config=server_config())
+async def hardlink_client(lsp_client: LanguageClient, workspace: Path):  # type: ignore[no-untyped-def]
+    await lsp_client.initialize_session(init_params(workspace, {"allowHardLinks": True}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_hard_links_refused_unless_allowed(
+    client: LanguageClient, hardlink_client: LanguageClient, workspace: Path
+) -> None:
+    (workspace / "orig.txt").write_text("linked\n")
+    (workspace / "twin.txt").hardlink_to(workspace / "orig.txt")
+    refused = await call(client, READ, file_path="twin.txt")
+    assert refused["error"] == "outside_workspace" and "allowHardLinks" in refused["message"]
+    allowed = await call(hardlink_client, READ, file_path="twin.txt")
+    assert allowed["ok"] and "linked" in allowed["message"]

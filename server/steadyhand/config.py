@@ -45,6 +45,8 @@ class Settings:
     max_read_tokens: int = 25_000
     #: A write or edit producing more bytes than this is refused with ``too_large``.
     max_write_bytes: int = 1024 * 1024 * 1024
+    #: Work on files that have several hard links (another name may lie outside the roots).
+    allow_hard_links: bool = False
     #: Lines returned by a read without ``limit``.
     default_read_lines: int = 2000
     #: Longer lines are cut in read output, with a visible marker.

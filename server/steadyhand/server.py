@@ -146,7 +146,12 @@ class SteadyhandServer(LanguageServer):
     def apply_settings(self, settings: Settings) -> None:
         ctx = self.ctx
         ctx.settings = settings
-        ctx.roots = Roots.of(self.workspace_paths(), settings.allowed_paths, settings.deny_globs)
+        ctx.roots = Roots.of(
+            self.workspace_paths(),
+            settings.allowed_paths,
+            settings.deny_globs,
+            settings.allow_hard_links,
+        )
         ctx.store.resize(settings.content_store_bytes, settings.content_store_max_file_bytes)
         ctx.sessions.max_files = settings.max_tracked_files
         self.editor.settings = settings

@@ -27,12 +27,19 @@ class Roots:
     workspace: tuple[str, ...]
     allowed: tuple[str, ...] = ()
     deny_globs: tuple[str, ...] = ()
+    #: Files with several hard links may have a name outside the roots; refused unless set.
+    allow_hard_links: bool = False
 
     @staticmethod
-    def of(workspace: list[str], allowed: tuple[str, ...], deny: tuple[str, ...]) -> Roots:
+    def of(
+        workspace: list[str],
+        allowed: tuple[str, ...],
+        deny: tuple[str, ...],
+        allow_hard_links: bool = False,
+    ) -> Roots:
         real = tuple(os.path.realpath(os.path.expanduser(p)) for p in workspace)
         allow = tuple(os.path.realpath(os.path.expanduser(p)) for p in allowed)
-        return Roots(real, allow, deny)
+        return Roots(real, allow, deny, allow_hard_links)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,13 +141,18 @@ def resolve(file_path: str, roots: Roots) -> ResolvedPath:
             "Steadyhand reads and writes regular files only.",
             path=real,
         )
-    if st is not None and stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+    if (
+        st is not None
+        and stat.S_ISREG(st.st_mode)
+        and st.st_nlink > 1
+        and not roots.allow_hard_links
+    ):
         # Another name of the same file may lie anywhere on this file system.
         raise ToolError(
             ErrorCode.OUTSIDE_WORKSPACE,
             f"{file_path} has {st.st_nlink} hard links, so the same file may also be reachable "
             "outside the workspace; Steadyhand does not read or write it. Ask the user to "
-            "replace it with an independent copy if it should be worked on.",
+            "replace it with an independent copy, or to turn on the allowHardLinks setting.",
             path=real,
         )
     root = next((r for r in (*roots.workspace, *roots.allowed) if _within(real, r)), None)
