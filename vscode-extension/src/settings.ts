@@ -35,6 +35,19 @@ export const SERVER_SETTINGS: readonly ServerSettingSpec[] = [
   { name: 'saveAfterEdit', type: 'string', default: 'whenClean', values: ['whenClean', 'always', 'never'] },
   { name: 'confirmEdits', type: 'boolean', default: false },
   { name: 'watch', type: 'boolean', default: true },
+  { name: 'allowHardLinks', type: 'boolean', default: false },
+  { name: 'history', type: 'boolean', default: true },
+  { name: 'historyDir', type: 'string', default: '' },
+  { name: 'historyMaxBytes', type: 'integer', default: 268435456 },
+  { name: 'historyMaxFileBytes', type: 'integer', default: 16777216 },
+  { name: 'protectedGlobs', type: 'string[]', default: ['.git/**', '.git', '.hg/**', '.svn/**', '.vscode/**', '.idea/**', '.vs/**', '.zed/**', '.fleet/**'] },
+  { name: 'allowProtectedWrites', type: 'boolean', default: false },
+  { name: 'secrets', type: 'string', default: 'warn', values: ['warn', 'block', 'off'] },
+  { name: 'imageMaxPixels', type: 'integer', default: 1150000 },
+  { name: 'imageMaxDimension', type: 'integer', default: 1568 },
+  { name: 'imageMaxBytes', type: 'integer', default: 1048576 },
+  { name: 'pdfMaxPages', type: 'integer', default: 20 },
+  { name: 'maxDocumentBytes', type: 'integer', default: 67108864 },
 ];
 
 /** VS Code configuration section that holds the server settings. */
