@@ -23,6 +23,11 @@ demo: $(STAMP)
 test: $(STAMP) lint vscode-check
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+## Benchmark against the floor and the MCP peer (needs Node 20+ and npm);
+## BENCH_ARGS=--quick for a smoke run. Prints a table, also in bench/results/latest.md.
+bench: $(STAMP)
+	$(BIN)/python bench/run.py $(BENCH_ARGS)
+
 ## Share of near-miss edits recovered, and wrongly applied (must be 0).
 nearmiss: $(STAMP)
 	$(BIN)/python bench/nearmiss.py --json bench/results/nearmiss.json

@@ -1,0 +1,779 @@
+"""Steadyhand's benchmark: the physical floor, a real peer, and Steadyhand, side by side.
+
+Usage::
+
+    .venv/bin/python bench/run.py            # full run (>= 500 calls per operation)
+    .venv/bin/python bench/run.py --quick    # smoke run, about a minute
+
+It sets everything up itself (generated files under ``.cache/bench``, the MCP peer
+installed with npm into ``.cache/bench-npm``), measures interleaved (A B A B ...), prints a
+Markdown report and writes it to ``bench/results/latest.md``. How to read it:
+``docs/performance.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+import shutil
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import floor
+import servers
+import workload
+from rpc import reset_peak, rss_kib
+from servers import CallFailed, Running, mcp_call, sh_call
+
+RESULTS = servers.BENCH / "results"
+SH = "steadyhand"
+SHD = "steadyhand-durable"
+PEER = "mcp-peer"
+FLOOR = "floor"
+FLOORD = "floor-durable"
+
+
+# -- configuration ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mode:
+    name: str
+    calls: int  # measured calls per operation
+    warmup: int
+    trivial_calls: int
+    startups: int
+    log_mib: int
+    log_calls: int
+    tracked_files: int
+    watch_trees: tuple[int, ...]
+    calls_100k: int  # measured calls for the 100k-line files
+    sizes: tuple[int, ...] = (1_000, 10_000, 100_000)
+
+
+FULL = Mode("full", 500, 20, 2000, 15, 1024, 5, 100_000, (50_000, 500_000), 500)
+QUICK = Mode("quick", 40, 5, 300, 4, 64, 3, 10_000, (50_000,), 12)
+
+
+# -- statistics --------------------------------------------------------------------------
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    if not s:
+        return math.nan
+    return s[max(0, min(len(s) - 1, math.ceil(q * len(s)) - 1))]
+
+
+def p50(values: list[float]) -> float:
+    return statistics.median(values) if values else math.nan
+
+
+def ms(x: float) -> str:
+    if math.isnan(x):
+        return "—"
+    if x >= 100:
+        return f"{x:.0f}"
+    if x >= 10:
+        return f"{x:.1f}"
+    return f"{x:.2f}"
+
+
+def us(x_ms: float) -> str:
+    return "—" if math.isnan(x_ms) else f"{x_ms * 1000:.0f} µs"
+
+
+def ratio(x: float) -> str:
+    return "—" if math.isnan(x) or math.isinf(x) else f"{x:.2f}×"
+
+
+# -- interleaved measurement -------------------------------------------------------------
+
+
+def _window(path: Path, n: int, lines: list[int]) -> dict[str, Any]:
+    """Read params showing ``lines`` (the whole file when it is small)."""
+    if n <= 1000:
+        return {"file_path": str(path)}
+    return {"file_path": str(path), "offset": min(lines) - 3, "limit": max(lines) - min(lines) + 7}
+
+
+def interleave(
+    ops: dict[str, Callable[[int], object]], n: int, warmup: int
+) -> dict[str, list[float]]:
+    """Call every op once per round, rotating the order each round; times in ms."""
+    names = list(ops)
+    times: dict[str, list[float]] = {k: [] for k in names}
+    for i in range(warmup + n):
+        r = i % len(names)
+        for k in names[r:] + names[:r]:
+            t0 = time.perf_counter_ns()
+            ops[k](i)
+            dt = (time.perf_counter_ns() - t0) / 1e6
+            if i >= warmup:
+                times[k].append(dt)
+    return times
+
+
+@dataclass
+class OpRow:
+    name: str
+    times: dict[str, list[float]]
+    kind: str  # "read" | "edit" | "write" | "create" | "multi"
+    lines: int = 0
+    note: str = ""
+
+    def get(self, who: str) -> list[float]:
+        return self.times.get(who, [])
+
+
+@dataclass
+class Report:
+    mode: Mode
+    sections: list[str] = field(default_factory=list)
+    targets: list[tuple[str, str, str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def target(self, name: str, goal: str, measured: str, met: bool | None, miss: str = "") -> None:
+        verdict = "not measured" if met is None else ("met" if met else f"**missed** ({miss})")
+        self.targets.append((name, goal, measured, verdict))
+
+
+# -- the run -----------------------------------------------------------------------------
+
+
+class Bench:
+    def __init__(self, mode: Mode, run_dir: Path, cache: Path) -> None:
+        self.mode = mode
+        self.run = run_dir
+        self.cache = cache
+        self.ws = run_dir / "ws"
+        self.logs = run_dir / "logs"
+        self.report = Report(mode)
+        for d in (self.ws, self.logs):
+            d.mkdir(parents=True, exist_ok=True)
+        self.peer_version = servers.ensure_peer()
+
+    def start(self, spec: servers.Spec, workspace: Path | None = None) -> Running:
+        return servers.start(spec, str(workspace or self.ws), str(self.logs))
+
+    # -- start-up and idle memory ------------------------------------------------------
+
+    def startup(self) -> None:
+        specs = [
+            servers.steadyhand(),
+            servers.bare_pygls("stock"),
+            servers.bare_pygls("pipe"),
+            servers.peer(str(self.ws)),
+        ]
+        t: dict[str, list[float]] = {s.name: [] for s in specs}
+        rss: dict[str, list[float]] = {s.name: [] for s in specs}
+        for i in range(self.mode.startups):
+            r = i % len(specs)
+            for spec in specs[r:] + specs[:r]:
+                srv = self.start(spec)
+                t[spec.name].append(srv.startup_s * 1000)
+                rss[spec.name].append(rss_kib(srv.pid)["VmRSS"] / 1024)
+                srv.close()
+        rows = [
+            "| Server | Start-up to answered `initialize` p50 / max | RSS after start-up |",
+            "|---|---|---|",
+        ]
+        for name in t:
+            rows.append(
+                f"| {name} | {ms(p50(t[name]))} / {ms(max(t[name]))} ms | "
+                f"{p50(rss[name]):.1f} MiB |"
+            )
+        sh, bare = p50(t[SH]), p50(t["pygls-stock"])
+        rows.append("")
+        rows.append(f"Steadyhand ÷ bare pygls start-up: **{ratio(sh / bare)}** (target ≤ 1.15×).")
+        self.report.sections.append(
+            f"## Start-up and idle memory ({self.mode.startups} starts each, interleaved)\n\n"
+            + "\n".join(rows)
+        )
+        self.report.target(
+            "Start-up",
+            "≤ 1.15× bare pygls",
+            f"{ratio(sh / bare)} ({ms(sh)} ms)",
+            sh / bare <= 1.15,
+            f"{ratio(sh / bare)}, {ms(sh - bare * 1.15)} ms over",
+        )
+
+    # -- trivial round trip ---------------------------------------------------------------
+
+    def trivial(self) -> None:
+        specs = [
+            servers.steadyhand(),
+            servers.bare_pygls("stock"),
+            servers.bare_pygls("pipe"),
+            servers.bare_pygls("protocol"),
+            servers.peer(str(self.ws)),
+        ]
+        running = [self.start(s) for s in specs]
+        try:
+
+            def call(srv: Running) -> Callable[[int], object]:
+                if srv.spec.is_mcp:
+                    return lambda i: srv.client.request("ping", {})
+                cmd = "steadyhand.ping" if srv.spec.name == SH else "bench.ping"
+                params = {"command": cmd, "arguments": [{}]}
+                return lambda i: srv.client.request("workspace/executeCommand", params)
+
+            times = interleave({s.spec.name: call(s) for s in running}, self.mode.trivial_calls, 50)
+        finally:
+            for s in running:
+                s.close()
+        best_name = min((k for k in times if k.startswith("pygls-")), key=lambda k: p50(times[k]))
+        best = p50(times[best_name])
+        rows = ["| Server (trivial request) | p50 | p99 | ÷ best pygls p50 |", "|---|---|---|---|"]
+        labels = {
+            SH: "Steadyhand `steadyhand.ping`",
+            "pygls-stock": "bare pygls, stock stdio",
+            "pygls-pipe": "bare pygls, asyncio pipe reader",
+            "pygls-protocol": "bare pygls, asyncio.Protocol + os.write",
+            PEER: "MCP peer, `ping`",
+        }
+        for k, v in times.items():
+            rows.append(
+                f"| {labels[k]} | {us(p50(v))} | {us(pct(v, 0.99))} | {ratio(p50(v) / best)} |"
+            )
+        sh = p50(times[SH])
+        self.trivial_ms = sh
+        self.report.sections.append(
+            f"## Trivial round trip ({self.mode.trivial_calls} calls each, interleaved)\n\n"
+            + "\n".join(rows)
+        )
+        self.report.target(
+            "Trivial round trip",
+            "≤ 1.2× best pygls transport (aim ≤ 250 µs)",
+            f"{us(sh)} = {ratio(sh / best)} of {labels[best_name]}",
+            sh / best <= 1.2,
+            f"{ratio(sh / best)}",
+        )
+
+    # -- operations -----------------------------------------------------------------------
+
+    def operations(self) -> None:
+        m = self.mode
+        dirs = {k: self.ws / k for k in (SH, SHD, PEER, FLOOR, FLOORD)}
+        for d in dirs.values():
+            d.mkdir(exist_ok=True)
+        for n in m.sizes:
+            text = workload.source_text(n)
+            for d in dirs.values():
+                (d / f"f{n}.py").write_text(text)
+                (d / f"m{n}.py").write_text(text)
+            for d in dirs.values():
+                (d / "w1k.py").write_text(workload.source_text(1000))
+                (d / "create").mkdir(exist_ok=True)
+        sh = self.start(servers.steadyhand(SH, fsync=False))
+        shd = self.start(servers.steadyhand(SHD))
+        peer = self.start(servers.peer(str(self.ws)))
+        multi = next((c for c in sh.commands() if "multi" in c), None)
+        rows: list[OpRow] = []
+        try:
+            # Steadyhand needs to have seen what it edits: read it once, up front.
+            for srv, name in ((sh, SH), (shd, SHD)):
+                d = dirs[name]
+                sh_call(srv, "steadyhand.read", {"file_path": str(d / "w1k.py")})
+                for n in m.sizes:
+                    k, _ = workload.edit_pair(n)
+                    sh_call(srv, "steadyhand.read", _window(d / f"f{n}.py", n, [k]))
+                    ks = [k for k, _ in workload.multi_edit_pairs(n)]
+                    sh_call(srv, "steadyhand.read", _window(d / f"m{n}.py", n, ks))
+            rows.append(self._read_row(sh, peer, dirs))
+            for n in m.sizes:
+                rows.append(self._edit_row(sh, shd, peer, dirs, n))
+            rows.append(self._write_row(sh, shd, peer, dirs))
+            rows.append(self._create_row(sh, shd, peer, dirs))
+            if multi is not None:
+                for n in m.sizes:
+                    rows.append(self._multi_row(sh, shd, peer, dirs, n, multi))
+        finally:
+            for s in (sh, shd, peer):
+                s.close()
+        self._ops_table(rows, multi)
+
+    def _read_row(self, sh: Running, peer: Running, dirs: dict[str, Path]) -> OpRow:
+        n = 1000
+        sp, pp, fp = (str(dirs[k] / f"f{n}.py") for k in (SH, PEER, FLOOR))
+        # Alternate the (offset, limit) key so every call returns the content (a repeat of
+        # the very same read would get the short "unchanged" answer).
+        keyed = [{"file_path": sp}, {"file_path": sp, "offset": 1, "limit": 2000}]
+        times = interleave(
+            {
+                SH: lambda i: sh_call(sh, "steadyhand.read", keyed[i % 2]),
+                PEER: lambda i: mcp_call(peer, "read_text_file", {"path": pp}),
+                FLOOR: lambda i: floor.read(fp),
+            },
+            self.mode.calls,
+            self.mode.warmup,
+        )
+        return OpRow("read 1k lines", times, "read", n)
+
+    def _edit_row(
+        self, sh: Running, shd: Running, peer: Running, dirs: dict[str, Path], n: int
+    ) -> OpRow:
+        _, pair = workload.edit_pair(n)
+        f = f"f{n}.py"
+
+        def sh_edit(srv: Running, d: Path) -> Callable[[int], object]:
+            path = str(d / f)
+            fwd = {"file_path": path, "old_string": pair.a, "new_string": pair.b}
+            back = {"file_path": path, "old_string": pair.b, "new_string": pair.a}
+            return lambda i: sh_call(srv, "steadyhand.edit", back if i % 2 else fwd)
+
+        pp = str(dirs[PEER] / f)
+        pe = [
+            {"path": pp, "edits": [{"oldText": pair.a, "newText": pair.b}]},
+            {"path": pp, "edits": [{"oldText": pair.b, "newText": pair.a}]},
+        ]
+        fp, fdp = str(dirs[FLOOR] / f), str(dirs[FLOORD] / f)
+        times = interleave(
+            {
+                SH: sh_edit(sh, dirs[SH]),
+                SHD: sh_edit(shd, dirs[SHD]),
+                PEER: lambda i: mcp_call(peer, "edit_file", pe[i % 2]),
+                FLOOR: lambda i: floor.edit(fp, *((pair.b, pair.a) if i % 2 else (pair.a, pair.b))),
+                FLOORD: lambda i: floor.edit(
+                    fdp, *((pair.b, pair.a) if i % 2 else (pair.a, pair.b)), fsync=True
+                ),
+            },
+            self.mode.calls if n < 100_000 else self.mode.calls_100k,
+            self.mode.warmup,
+        )
+        return OpRow(f"one-line edit, {n // 1000}k lines", times, "edit", n)
+
+    def _write_row(self, sh: Running, shd: Running, peer: Running, dirs: dict[str, Path]) -> OpRow:
+        contents = [workload.source_text(1000, variant=1), workload.source_text(1000)]
+        paths = {k: str(dirs[k] / "w1k.py") for k in dirs}
+        times = interleave(
+            {
+                SH: lambda i: sh_call(
+                    sh, "steadyhand.write", {"file_path": paths[SH], "content": contents[i % 2]}
+                ),
+                SHD: lambda i: sh_call(
+                    shd, "steadyhand.write", {"file_path": paths[SHD], "content": contents[i % 2]}
+                ),
+                PEER: lambda i: mcp_call(
+                    peer, "write_file", {"path": paths[PEER], "content": contents[i % 2]}
+                ),
+                FLOOR: lambda i: floor.write(paths[FLOOR], contents[i % 2]),
+                FLOORD: lambda i: floor.write(paths[FLOORD], contents[i % 2], fsync=True),
+            },
+            self.mode.calls,
+            self.mode.warmup,
+        )
+        return OpRow("write (overwrite) 1k lines", times, "write", 1000, "every 10th line differs")
+
+    def _create_row(self, sh: Running, shd: Running, peer: Running, dirs: dict[str, Path]) -> OpRow:
+        content = workload.source_text(100)
+
+        def p(k: str, i: int) -> str:
+            return str(dirs[k] / "create" / f"new{i}.py")
+
+        times = interleave(
+            {
+                SH: lambda i: sh_call(
+                    sh, "steadyhand.write", {"file_path": p(SH, i), "content": content}
+                ),
+                SHD: lambda i: sh_call(
+                    shd, "steadyhand.write", {"file_path": p(SHD, i), "content": content}
+                ),
+                PEER: lambda i: mcp_call(
+                    peer, "write_file", {"path": p(PEER, i), "content": content}
+                ),
+                FLOOR: lambda i: floor.create(p(FLOOR, i), content),
+                FLOORD: lambda i: floor.create(p(FLOORD, i), content, fsync=True),
+            },
+            self.mode.calls,
+            self.mode.warmup,
+        )
+        return OpRow("create (100 lines)", times, "create", 100)
+
+    def _multi_row(
+        self,
+        sh: Running,
+        shd: Running,
+        peer: Running,
+        dirs: dict[str, Path],
+        n: int,
+        command: str,
+    ) -> OpRow:
+        pairs = [pair for _, pair in workload.multi_edit_pairs(n)]
+        f = f"m{n}.py"
+
+        def sh_multi(srv: Running, d: Path) -> Callable[[int], object]:
+            path = str(d / f)
+            fwd = [{"old_string": p.a, "new_string": p.b} for p in pairs]
+            back = [{"old_string": p.b, "new_string": p.a} for p in pairs]
+            return lambda i: sh_call(
+                srv, command, {"file_path": path, "edits": back if i % 2 else fwd}
+            )
+
+        pp = str(dirs[PEER] / f)
+        pe = [
+            {"path": pp, "edits": [{"oldText": p.a, "newText": p.b} for p in pairs]},
+            {"path": pp, "edits": [{"oldText": p.b, "newText": p.a} for p in pairs]},
+        ]
+
+        def floor_multi(path: str, fsync: bool) -> Callable[[int], object]:
+            def go(i: int) -> None:
+                with open(path, encoding="utf-8") as fh:
+                    text = fh.read()
+                for p in pairs:
+                    old, new = (p.b, p.a) if i % 2 else (p.a, p.b)
+                    text = text.replace(old, new, 1)
+                floor.write(path, text, fsync=fsync)
+
+            return go
+
+        try:
+            times = interleave(
+                {
+                    SH: sh_multi(sh, dirs[SH]),
+                    SHD: sh_multi(shd, dirs[SHD]),
+                    PEER: lambda i: mcp_call(peer, "edit_file", pe[i % 2]),
+                    FLOOR: floor_multi(str(dirs[FLOOR] / f), False),
+                    FLOORD: floor_multi(str(dirs[FLOORD] / f), True),
+                },
+                self.mode.calls if n < 100_000 else self.mode.calls_100k,
+                self.mode.warmup,
+            )
+        except CallFailed as exc:
+            return OpRow(f"multi-edit (3 edits), {n // 1000}k lines", {}, "multi", n, str(exc))
+        return OpRow(f"multi-edit (3 edits), {n // 1000}k lines", times, "multi", n)
+
+    def _ops_table(self, rows: list[OpRow], multi: str | None) -> None:
+        head = (
+            "| Operation | Steadyhand p50 / p99 ms | MCP peer p50 / p99 ms | **peer ÷ Steadyhand**"
+            " p50 / p99 | floor p50 ms | **Steadyhand vs floor** p50 | with fsync (default) "
+            "p50 ms | fsync cost p50 ms |\n|---|---|---|---|---|---|---|---|"
+        )
+        out = [head]
+        for row in rows:
+            if not row.times:
+                out.append(f"| {row.name} | failed: {row.note[:120]} | | | | | | |")
+                continue
+            s, pe, fl = row.get(SH), row.get(PEER), row.get(FLOOR)
+            sd, fd = row.get(SHD), row.get(FLOORD)
+            r50, r99 = p50(pe) / p50(s), pct(pe, 0.99) / pct(s, 0.99)
+            vs = (
+                f"+{ms(p50(s) - p50(fl))} ms"
+                if row.kind == "edit" and row.lines <= 10_000
+                else ratio(p50(s) / p50(fl))
+            )
+            dur = ms(p50(sd)) if sd else "—"
+            cost = ms(p50(sd) - p50(s)) if sd else "—"
+            if fd:
+                cost += f" (floor: {ms(p50(fd) - p50(fl))})"
+            out.append(
+                f"| {row.name} | {ms(p50(s))} / {ms(pct(s, 0.99))} | {ms(p50(pe))} / "
+                f"{ms(pct(pe, 0.99))} | {ratio(r50)} / {ratio(r99)} | {ms(p50(fl))} | {vs} | "
+                f"{dur} | {cost} |"
+            )
+            ok2 = r50 >= 2 and r99 >= 2
+            self.report.target(
+                f"{row.name}: vs peer",
+                "≥ 2× faster at p50 and p99",
+                f"{ratio(r50)} / {ratio(r99)}",
+                ok2,
+                f"{ratio(min(r50, r99))} of 2×",
+            )
+            if row.kind == "edit":
+                if row.lines <= 10_000:
+                    extra = p50(s) - p50(fl)
+                    self.report.target(
+                        f"{row.name}: vs floor",
+                        "≤ floor + 0.5 ms",
+                        f"floor + {ms(extra)} ms",
+                        extra <= 0.5,
+                        f"{ms(extra - 0.5)} ms over",
+                    )
+                else:
+                    q = p50(s) / p50(fl)
+                    self.report.target(
+                        f"{row.name}: vs floor",
+                        "≤ 1.3× floor",
+                        ratio(q),
+                        q <= 1.3,
+                        f"{ratio(q)}",
+                    )
+        n = len(next((r.get(SH) for r in rows if r.times), []))
+        text = (
+            f"## Operations ({n} calls each, interleaved; files of generated source lines)\n\n"
+            "Steadyhand and the floor here run without fsync, like the MCP peer; the "
+            "`with fsync` column is Steadyhand's default (durable) configuration, and "
+            "`fsync cost` what durability adds.\n\n" + "\n".join(out)
+        )
+        if multi is None:
+            text += "\n\nmulti-edit: not measured (this server advertises no multi-edit command)."
+        self.report.sections.append(text)
+
+    # -- ranged read at the end of a big log -------------------------------------------------
+
+    def big_log(self) -> None:
+        log = workload.ensure_log(str(self.cache), self.mode.log_mib)
+        title = f"## Ranged read: the last 2,000 lines of a {self.mode.log_mib:,} MiB log"
+        if log is None:
+            self.report.sections.append(f"{title}\n\nSkipped: not enough free disk space.")
+            self.report.target(
+                "Ranged read, big log",
+                "≤ 2 s, peak RSS growth ≤ 64 MB",
+                "skipped (disk space)",
+                None,
+            )
+            return
+        log_dir = Path(log.path).parent
+        sh = self.start(servers.steadyhand(), log_dir)
+        peer = self.start(servers.peer(str(log_dir)))
+        start_line = log.lines - 1999
+        growth: dict[str, list[float]] = {SH: [], PEER: []}
+
+        def measured(srv: Running, fn: Callable[[], object], who: str) -> None:
+            before = rss_kib(srv.pid)["VmRSS"]
+            reset_peak(srv.pid)
+            fn()
+            growth[who].append((rss_kib(srv.pid)["VmHWM"] - before) / 1024)
+
+        try:
+            times = interleave(
+                {
+                    SH: lambda i: measured(
+                        sh,
+                        lambda: sh_call(
+                            sh,
+                            "steadyhand.read",
+                            {
+                                "file_path": log.path,
+                                "offset": start_line,
+                                "limit": 2000,
+                                "session": f"log{i}",
+                            },
+                        ),
+                        SH,
+                    ),
+                    PEER: lambda i: measured(
+                        peer,
+                        lambda: mcp_call(peer, "read_text_file", {"path": log.path, "tail": 2000}),
+                        PEER,
+                    ),
+                    FLOOR: lambda i: floor.ranged_read(log.path, start_line, 2000),
+                },
+                self.mode.log_calls,
+                1,
+            )
+        finally:
+            sh.close()
+            peer.close()
+        s, pe, fl = times[SH], times[PEER], times[FLOOR]
+        rows = [
+            "| Server | p50 / max ms | peak RSS growth (max) |",
+            "|---|---|---|",
+            f"| Steadyhand (`offset` = last 2,000 lines) | {ms(p50(s))} / {ms(max(s))} | "
+            f"{max(growth[SH]):.1f} MiB |",
+            f"| MCP peer (`tail: 2000`) | {ms(p50(pe))} / {ms(max(pe))} | "
+            f"{max(growth[PEER]):.1f} MiB |",
+            f"| floor (chunked line count, no hash) | {ms(p50(fl))} / {ms(max(fl))} | — |",
+        ]
+        self.report.sections.append(
+            f"{title} ({log.size / (1 << 20):,.0f} MiB, {log.lines:,} lines; "
+            f"{self.mode.log_calls} calls each, page cache warm)\n\n" + "\n".join(rows)
+        )
+        g = max(growth[SH])
+        ok = p50(s) <= 2000 and g <= 64
+        self.report.target(
+            f"Ranged read, {self.mode.log_mib} MiB log",
+            "≤ 2 s and peak RSS growth ≤ 64 MB",
+            f"{ms(p50(s))} ms, +{g:.1f} MiB",
+            ok,
+            f"{ms(p50(s))} ms, +{g:.1f} MiB",
+        )
+        r = p50(pe) / p50(s)
+        self.report.target(
+            "Ranged read: vs peer",
+            "≥ 2× faster at p50 and p99",
+            ratio(r),
+            r >= 2,
+            f"{ratio(r)}: the peer reads backwards from the end",
+        )
+
+    # -- memory with many tracked files ----------------------------------------------------
+
+    def tracked(self) -> None:
+        n = self.mode.tracked_files
+        root, paths = workload.ensure_tree(str(self.cache), n)
+        sh = self.start(servers.steadyhand(maxTrackedFiles=n), Path(root))
+        bare = self.start(servers.bare_pygls("pipe"), Path(root))
+        try:
+            base = rss_kib(sh.pid)["VmRSS"] / 1024
+            bare_rss = rss_kib(bare.pid)["VmRSS"] / 1024
+            t0 = time.perf_counter()
+            results = sh.client.pipelined(
+                "workspace/executeCommand",
+                [{"command": "steadyhand.read", "arguments": [{"file_path": p}]} for p in paths],
+            )
+            elapsed = time.perf_counter() - t0
+            bad = sum(1 for r in results if not (isinstance(r, dict) and r.get("ok")))
+            after = rss_kib(sh.pid)
+        finally:
+            sh.close()
+            bare.close()
+        total = after["VmRSS"] / 1024
+        per_file = (total - base) * 1024 * 1024 / n
+        rows = [
+            "| | RSS |",
+            "|---|---|",
+            f"| bare pygls server, idle | {bare_rss:.1f} MiB |",
+            f"| Steadyhand, idle | {base:.1f} MiB |",
+            f"| Steadyhand after reading {n:,} files (each tracked) | **{total:.1f} MiB** "
+            f"(peak {after['VmHWM'] / 1024:.1f}) |",
+            f"| growth per tracked file | {per_file:.0f} bytes |",
+        ]
+        note = (
+            f"{n:,} files of ~150 bytes read through the protocol with 64 requests in "
+            f"flight ({elapsed:.1f} s, {n / elapsed:,.0f} reads/s"
+            + (f", {bad} failed" if bad else "")
+            + f"); `maxTrackedFiles` = {n:,} so none is evicted."
+        )
+        self.report.sections.append(
+            f"## Memory with {n:,} tracked files\n\n{note}\n\n" + "\n".join(rows)
+        )
+        projected = total if n >= 100_000 else base + per_file * 100_000 / (1 << 20)
+        label = (
+            f"{total:.1f} MiB" if n >= 100_000 else f"≈ {projected:.1f} MiB (projected from {n:,})"
+        )
+        self.report.target(
+            "RSS with 100,000 tracked files",
+            "≤ 60 MB",
+            label,
+            projected <= 60,
+            f"{projected - 60:.1f} MiB over",
+        )
+
+    # -- watcher ---------------------------------------------------------------------------
+
+    def watcher(self) -> None:
+        title = "## Watcher start-up"
+        if not (servers.ROOT / "server" / "steadyhand" / "watcher.py").exists():
+            self.report.sections.append(f"{title}\n\nNot measured yet: no file watcher.")
+            self.report.target("Watcher start-up", "reported", "not measured yet", None)
+            return
+        rows = [
+            "| Workspace | folders | watcher ready after first read | Steadyhand RSS after |",
+            "|---|---|---|---|",
+        ]
+        for n in self.mode.watch_trees:
+            root, probe = workload.ensure_empty_tree(str(self.cache), n)
+            ready, rss = self._watch_once(root, probe)
+            rows.append(
+                f"| {n:,} empty files | {(n + 49) // 50:,} | "
+                + (f"{ready * 1000:,.0f} ms" if ready is not None else "not seen in 120 s")
+                + f" | {rss:.1f} MiB |"
+            )
+            self.report.target(
+                f"Watcher start-up, {n:,} files",
+                "reported (no target)",
+                f"{ready * 1000:,.0f} ms" if ready is not None else "not ready in 120 s",
+                True,
+            )
+        self.report.sections.append(
+            f"{title}\n\nTime from the answer to the first `read` (which starts the watcher in "
+            "the background) until a change made to the read file by another process is "
+            "reported with `steadyhand/fileChanged`; the file is rewritten every 10 ms, so "
+            "the figure is the watcher's set-up time within about 10 ms.\n\n" + "\n".join(rows)
+        )
+
+    def _watch_once(self, root: str, probe: str) -> tuple[float | None, float]:
+        srv = self.start(servers.steadyhand(), Path(root))
+        srv.client.keep_notifications = True
+        try:
+            sh_call(srv, "steadyhand.read", {"file_path": probe})
+            t0 = time.perf_counter()
+            deadline = t0 + 120
+            i = 0
+            while time.perf_counter() < deadline:
+                i += 1
+                with open(probe, "w") as f:
+                    f.write(f"probe {i}\n")
+                srv.client.poll_notifications(0.01)
+                if any(
+                    m.get("method") == "steadyhand/fileChanged" for m in srv.client.notifications
+                ):
+                    return time.perf_counter() - t0, rss_kib(srv.pid)["VmRSS"] / 1024
+            return None, rss_kib(srv.pid)["VmRSS"] / 1024
+        finally:
+            srv.close()
+
+    # -- output ----------------------------------------------------------------------------
+
+    def render(self, elapsed: float) -> str:
+        m = self.mode
+        head = [
+            f"# Steadyhand benchmark ({m.name} mode)",
+            "",
+            f"{time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} CPUs, "
+            f"Python {platform.python_version()}, Node {servers.node_version()}, "
+            f"peer {servers.PEER_PACKAGE}@{self.peer_version}; run took {elapsed:.0f} s. "
+            "Times are wall-clock per call as the client sees it (send to parsed answer). "
+            "How to read this: docs/performance.md.",
+            "",
+            "## Targets",
+            "",
+            "| Target | Goal | Measured | Verdict |",
+            "|---|---|---|---|",
+        ]
+        head += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in self.report.targets]
+        return "\n".join(head + [""] + [s + "\n" for s in self.report.sections])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
+    ap.add_argument("--quick", action="store_true", help="fewer calls and smaller inputs")
+    ap.add_argument(
+        "--only",
+        default="startup,trivial,operations,log,tracked,watcher",
+        help="comma-separated sections to run",
+    )
+    ap.add_argument("--keep", action="store_true", help="keep the run folder")
+    ap.add_argument("--output", default=str(RESULTS / "latest.md"))
+    args = ap.parse_args(argv)
+    mode = QUICK if args.quick else FULL
+    cache = servers.CACHE / "bench"
+    run_dir = cache / f"run-{os.getpid()}"
+    t0 = time.perf_counter()
+    bench = Bench(mode, run_dir, cache)
+    sections = {
+        "startup": bench.startup,
+        "trivial": bench.trivial,
+        "operations": bench.operations,
+        "log": bench.big_log,
+        "tracked": bench.tracked,
+        "watcher": bench.watcher,
+    }
+    try:
+        for name in args.only.split(","):
+            print(f"[bench] {name} ...", file=sys.stderr, flush=True)
+            sections[name.strip()]()
+    finally:
+        if not args.keep:
+            shutil.rmtree(run_dir, ignore_errors=True)
+    text = bench.render(time.perf_counter() - t0)
+    print(text)
+    out = Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    print(f"[bench] written to {out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
