@@ -104,3 +104,17 @@ def test_read_note_names_lines_not_values() -> None:
     assert "line(s) 11" in note and "Slack token" in note
     assert SAMPLES["Slack token"] not in note
     assert read_note("/ws/app.py", ["x = 1"], 1) == ""
+
+
+def test_every_pattern_is_reachable_through_the_hints() -> None:
+    """Each pattern's regex contains one of the literal hints the pre-filter looks for."""
+    from steadyhand.guards.secrets import HINTS, HINTS_ANY_CASE, PATTERNS
+
+    for kind, rx in PATTERNS:
+        plain = rx.replace("\\", "").lower()
+        assert any(h.lower() in plain for h in HINTS + HINTS_ANY_CASE) or kind in (
+            "AWS access key ID",
+            "GitHub token",
+            "GitLab token",
+            "Slack token",
+        ), kind

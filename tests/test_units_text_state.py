@@ -161,3 +161,17 @@ def test_units() -> None:
         units("a😀", "utf-16") == 3 and units("a😀", "utf-8") == 5 and units("a😀", "utf-32") == 2
     )
     assert units("漢", "utf-16") == 1 and units("e\u0301", "utf-16") == 2
+
+
+@given(
+    st.lists(st.sampled_from("abcde"), max_size=30), st.lists(st.sampled_from("abcde"), max_size=30)
+)
+def test_changed_middle(old: list[str], new: list[str]) -> None:
+    from steadyhand.text.lines import changed_middle
+
+    pre, om, nm = changed_middle(old, new)
+    suf = len(old) - pre - len(om)
+    assert suf == len(new) - pre - len(nm) >= 0
+    assert old[:pre] == new[:pre] and old[len(old) - suf :] == new[len(new) - suf :]
+    assert old[:pre] + om + old[len(old) - suf :] == old
+    assert new[:pre] + nm + new[len(new) - suf :] == new

@@ -11,12 +11,15 @@ import io
 import logging
 import re
 from dataclasses import dataclass
-
-from pypdf import PdfReader
-from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
+from typing import TYPE_CHECKING
 
 from steadyhand.protocol.errors import ErrorCode, ToolError
 
+if TYPE_CHECKING:
+    from pypdf import PdfReader
+
+# pypdf is imported when a PDF is first read: it costs start-up time and memory that a
+# server which never sees a PDF should not pay.
 logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 MAGIC = b"%PDF-"
@@ -75,6 +78,9 @@ def _encrypted(path: str) -> ToolError:
 
 
 def open_pdf(path: str, data: bytes) -> PdfReader:
+    from pypdf import PdfReader
+    from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
+
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
@@ -95,6 +101,8 @@ def open_pdf(path: str, data: bytes) -> PdfReader:
 
 
 def page_texts(path: str, reader: PdfReader, numbers: list[int]) -> list[PageText]:
+    from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
+
     out: list[PageText] = []
     for n in numbers:
         try:
@@ -110,6 +118,8 @@ def page_texts(path: str, reader: PdfReader, numbers: list[int]) -> list[PageTex
 
 
 def _count_images(page: object) -> int:
+    from pypdf.errors import PyPdfError
+
     try:
         resources = page["/Resources"].get_object()  # type: ignore[index]
         xobjects = resources.get("/XObject") if resources is not None else None

@@ -7,12 +7,13 @@ excerpt keeps its first few characters, enough to find it, not enough to use it.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from collections import Counter
 from dataclasses import dataclass
 
-from steadyhand.text.lines import split_lines
+from steadyhand.text.lines import changed_middle, split_lines
 
 #: (kind, regex). Each regex matches the credential itself on one line.
 PATTERNS: tuple[tuple[str, str], ...] = (
@@ -47,6 +48,69 @@ PATTERNS: tuple[tuple[str, str], ...] = (
 
 _RX = re.compile("|".join(f"(?P<p{i}>{rx})" for i, (_, rx) in enumerate(PATTERNS)))
 
+#: Literal pieces at least one of which every pattern's match contains. One pass of
+#: ``str.find`` per piece over the whole text decides which lines deserve the full
+#: patterns, so ordinary text costs a few C-level scans, not a regex run per line.
+HINTS: tuple[str, ...] = (
+    "PRIVATE KEY",
+    "AKIA",
+    "ASIA",
+    "ABIA",
+    "ACCA",
+    "AIza",
+    "GOCSPX-",
+    "private_key_id",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "gldt-",
+    "glrt-",
+    "glptt-",
+    "glft-",
+    "glagent-",
+    "gloas-",
+    "xox",
+    "hooks.slack.com",
+    "_live_",
+    "T3BlbkFJ",
+    "sk-ant-",
+    "npm_",
+    "pypi-AgEIcHlwaS5vcmc",
+    "SG.",
+    "AccountKey=",
+)
+#: Pieces compared without case (the AWS secret key's label is case-insensitive).
+HINTS_ANY_CASE: tuple[str, ...] = ("secret",)
+
+
+_ANY_CASE_RX = re.compile("|".join(re.escape(h) for h in HINTS_ANY_CASE), re.IGNORECASE)
+
+
+def _hinted_lines(text: str) -> set[int]:
+    """Indexes of the lines of ``text`` (joined by LF) holding at least one hint."""
+    hits: list[int] = []
+    for hint in HINTS:
+        i = text.find(hint)
+        while i >= 0:
+            hits.append(i)
+            i = text.find(hint, i + 1)
+    hits.extend(m.start() for m in _ANY_CASE_RX.finditer(text))
+    return _lines_of(text, hits) if hits else set()
+
+
+def _lines_of(text: str, positions: list[int]) -> set[int]:
+    starts = [0]
+    i = text.find("\n")
+    while i >= 0:
+        starts.append(i + 1)
+        i = text.find("\n", i + 1)
+    return {bisect.bisect_right(starts, p) - 1 for p in positions}
+
+
 #: Lines longer than this are scanned only in their first part (minified files).
 MAX_LINE_CHARS = 20_000
 
@@ -71,7 +135,11 @@ def _redact(text: str) -> str:
 def scan_lines(lines: list[tuple[int, str]]) -> list[Finding]:
     """Findings in numbered lines (``(line_number, text)``), in order."""
     out: list[Finding] = []
-    for number, text in lines:
+    if not lines:
+        return out
+    hinted = _hinted_lines("\n".join(text for _, text in lines))
+    for index in sorted(hinted):
+        number, text = lines[index]
         if len(text) > MAX_LINE_CHARS:
             text = text[:MAX_LINE_CHARS]
         for m in _RX.finditer(text):
@@ -89,9 +157,11 @@ def added_lines(old_view: str | None, new_view: str) -> list[tuple[int, str]]:
     new = split_lines(new_view)
     if not old_view:
         return list(enumerate(new, start=1))
-    have = Counter(split_lines(old_view))
+    # Lines in the common head and tail are kept as they were: count only the middle.
+    pre, old_mid, new_mid = changed_middle(split_lines(old_view), new)
+    have = Counter(old_mid)
     out: list[tuple[int, str]] = []
-    for number, line in enumerate(new, start=1):
+    for number, line in enumerate(new_mid, start=pre + 1):
         if have[line] > 0:
             have[line] -= 1
         else:

@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from steadyhand.state.hashing import content_hash, text_hash
-from steadyhand.text.lines import split_lines
+from steadyhand.text.lines import changed_middle, split_lines
 
 log = logging.getLogger(__name__)
 
@@ -66,8 +66,9 @@ def workspace_key(folders: list[str]) -> str:
 
 def line_stat(old_view: str | None, new_view: str | None) -> tuple[int, int]:
     """(added, removed) lines, counting a line as kept if the other side has a copy."""
-    old = Counter(split_lines(old_view or ""))
-    new = Counter(split_lines(new_view or ""))
+    _, old_mid, new_mid = changed_middle(split_lines(old_view or ""), split_lines(new_view or ""))
+    old = Counter(old_mid)
+    new = Counter(new_mid)
     return sum((new - old).values()), sum((old - new).values())
 
 
@@ -302,7 +303,7 @@ class HistoryStore:
         if key in blobs and os.path.exists(path):
             self._touch(key, path, now)
             return key
-        packed = zlib.compress(data, 6)
+        packed = zlib.compress(data, 1)  # fast: this runs before every change
         if len(packed) > self.max_bytes:
             return None
         self._ensure_dirs()

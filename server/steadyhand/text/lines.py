@@ -109,3 +109,38 @@ def line_of(view: str, offset: int) -> int:
 
 def line_ending_name(style: LineEnding) -> str:
     return {"lf": "LF", "crlf": "CRLF", "cr": "CR", "mixed": "mixed", "none": "none"}[style]
+
+
+def common_prefix(a: list[str], b: list[str]) -> int:
+    """How many leading items ``a`` and ``b`` share (compared in C-level chunks first)."""
+    n = min(len(a), len(b))
+    i = 0
+    step = 1024
+    while i + step <= n and a[i : i + step] == b[i : i + step]:
+        i += step
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def common_suffix(a: list[str], b: list[str], limit: int) -> int:
+    """How many trailing items ``a`` and ``b`` share, at most ``limit``."""
+    la, lb = len(a), len(b)
+    i = 0
+    step = 1024
+    while i + step <= limit and a[la - i - step : la - i] == b[lb - i - step : lb - i]:
+        i += step
+    while i < limit and a[la - 1 - i] == b[lb - 1 - i]:
+        i += 1
+    return i
+
+
+def changed_middle(old: list[str], new: list[str]) -> tuple[int, list[str], list[str]]:
+    """``(prefix, old_middle, new_middle)``: the lines between the common head and tail.
+
+    ``prefix`` is how many leading lines both share, so ``new_middle[k]`` is line
+    ``prefix + k + 1`` of ``new``.
+    """
+    pre = common_prefix(old, new)
+    suf = common_suffix(old, new, min(len(old), len(new)) - pre)
+    return pre, old[pre : len(old) - suf], new[pre : len(new) - suf]
