@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 
 from steadyhand.text.lines import changed_middle, split_lines
@@ -218,9 +218,43 @@ def looks_like_secrets_file(path: str) -> bool:
     return name in _SECRET_NAMES or name.endswith(_SECRET_SUFFIXES)
 
 
-def read_note(path: str, lines: list[str], first_line: int) -> str:
-    """A note for a read result when the file or the shown lines look like they hold secrets."""
-    found = scan_lines(list(enumerate(lines, start=first_line)))
+#: Findings per content (view hash): reads of unchanged content, by any session and for
+#: any window, need not scan it again.
+_FOUND_BY_CONTENT: OrderedDict[str, list[Finding]] = OrderedDict()
+_FOUND_CACHE_SIZE = 256
+
+
+def findings_for(content_key: str, lines: list[str]) -> list[Finding]:
+    """Findings in all ``lines`` of a content, remembered by ``content_key``."""
+    found = _FOUND_BY_CONTENT.get(content_key)
+    if found is None:
+        found = scan_lines(list(enumerate(lines, start=1)))
+        _FOUND_BY_CONTENT[content_key] = found
+        while len(_FOUND_BY_CONTENT) > _FOUND_CACHE_SIZE:
+            _FOUND_BY_CONTENT.popitem(last=False)
+    else:
+        _FOUND_BY_CONTENT.move_to_end(content_key)
+    return found
+
+
+def read_note(
+    path: str,
+    lines: list[str],
+    first_line: int,
+    *,
+    content_key: str | None = None,
+    all_lines: list[str] | None = None,
+) -> str:
+    """A note for a read result when the file or the shown lines look like they hold secrets.
+
+    With ``content_key`` and ``all_lines`` (the whole content), the scan is done once per
+    content and the window's findings are picked from it.
+    """
+    if content_key is not None and all_lines is not None:
+        last = first_line + len(lines) - 1
+        found = [f for f in findings_for(content_key, all_lines) if first_line <= f.line <= last]
+    else:
+        found = scan_lines(list(enumerate(lines, start=first_line)))
     by_name = looks_like_secrets_file(path)
     if not found and not by_name:
         return ""

@@ -7,21 +7,26 @@ from collections.abc import Iterable
 TRUNCATION_MARKER = " … [line cut: {n} more characters]"
 
 
+def _cut(line: str, max_line_chars: int) -> str:
+    if len(line) <= max_line_chars:
+        return line
+    return line[:max_line_chars] + TRUNCATION_MARKER.format(n=len(line) - max_line_chars)
+
+
+_NUMBERED = "{:>6}\t{}".format
+
+
 def number_lines(lines: Iterable[str], first_line: int, max_line_chars: int) -> tuple[str, bool]:
     """Lines numbered from ``first_line``: number right-aligned in 6 columns, a tab, the line.
 
     Returns the text and whether any line was cut.
     """
-    out: list[str] = []
-    cut = False
-    n = first_line
-    for line in lines:
-        if len(line) > max_line_chars:
-            line = line[:max_line_chars] + TRUNCATION_MARKER.format(n=len(line) - max_line_chars)
-            cut = True
-        out.append(f"{n:>6}\t{line}")
-        n += 1
-    return "\n".join(out), cut
+    items = lines if isinstance(lines, list) else list(lines)
+    cut = bool(items) and max(map(len, items)) > max_line_chars
+    if cut:
+        items = [_cut(line, max_line_chars) for line in items]
+    numbers = range(first_line, first_line + len(items))
+    return "\n".join(map(_NUMBERED, numbers, items)), cut
 
 
 def estimate_tokens(text: str) -> int:

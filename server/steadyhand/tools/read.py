@@ -139,7 +139,13 @@ def _notes(snap: Snapshot, start: int, end: int, total: int, cut: bool) -> list[
         notes.append("(This is the editor's open buffer, which has unsaved changes.)")
     if snap.encoding.codec == "latin-1":
         notes.append("(The file is not valid UTF-8; it was read as Latin-1.)")
-    secrets_note = read_note(snap.path, snap.lines[start - 1 : end], start)
+    secrets_note = read_note(
+        snap.path,
+        snap.lines[start - 1 : end],
+        start,
+        content_key=snap.view_hash,
+        all_lines=snap.lines,
+    )
     if secrets_note:
         notes.append(secrets_note)
     return notes
