@@ -1,9 +1,12 @@
-"""Changes to files that are not open in an editor: atomic writes to disk."""
+"""Changes to files that are not open in an editor: atomic writes to disk, deletions."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+
 from steadyhand.documents.snapshot import Snapshot
-from steadyhand.fs.atomic import atomic_write
+from steadyhand.fs.atomic import _fsync_folder, atomic_write
 from steadyhand.fs.syscalls import Syscalls
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import content_hash
@@ -59,3 +62,23 @@ class DiskWorld:
 
     async def apply(self, change: Change) -> Applied:
         return write_to_disk(change, self.syscalls, fsync=self.fsync)
+
+
+def delete_from_disk(path: str, before: Snapshot, syscalls: Syscalls, *, fsync: bool) -> Applied:
+    """Delete ``path`` from disk (a missing file is fine); ``io_error`` leaves it as it was."""
+    try:
+        syscalls.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise ToolError(
+            ErrorCode.IO_ERROR,
+            f"Could not delete {path}: {exc.strerror or exc}. It is as it was. Fix the cause "
+            "(permissions, a read-only folder) or tell the user.",
+            path=path,
+        ) from exc
+    if fsync:
+        with contextlib.suppress(OSError):
+            _fsync_folder(os.path.dirname(path))
+    gone = Snapshot(path, "disk", "", before.encoding, "", 0, 0)
+    return Applied(via="disk", snapshot=gone, on_disk=True)

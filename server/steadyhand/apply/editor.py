@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from lsprotocol import types
 
-from steadyhand.apply.disk import write_to_disk
+from steadyhand.apply.disk import delete_from_disk, write_to_disk
 from steadyhand.config import Settings
 from steadyhand.documents.open_docs import OpenDocuments
 from steadyhand.documents.positions import PositionIndex, encoding_name
@@ -197,18 +197,7 @@ class EditorWorld:
                 )
             return Applied(via="workspaceEdit", snapshot=gone, on_disk=True)
         self.own_writes[path] = DELETED
-        try:
-            self.syscalls.unlink(path)
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            raise ToolError(
-                ErrorCode.IO_ERROR,
-                f"Could not delete {path}: {exc.strerror or exc}. It is as it was. Fix the cause "
-                "(permissions, a read-only folder) or tell the user.",
-                path=path,
-            ) from exc
-        return Applied(via="disk", snapshot=gone, on_disk=True)
+        return delete_from_disk(path, before, self.syscalls, fsync=self.settings.fsync)
 
     # -- open documents --------------------------------------------------------------
 

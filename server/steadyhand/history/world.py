@@ -9,13 +9,12 @@ it succeeded. Deleting a file (an undo of a creation) goes through :func:`delete
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import time
 
+from steadyhand.apply.disk import delete_from_disk
 from steadyhand.documents.snapshot import Snapshot
-from steadyhand.fs.atomic import _fsync_folder
 from steadyhand.history.store import HistoryStore, Version, default_base_dir, line_stat, new_id
 from steadyhand.history.store import workspace_key as _workspace_key
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -174,22 +173,7 @@ async def delete_via(
             "was left as it is. Ask the user to close it, then retry.",
             path=path,
         )
-    try:
-        ctx.syscalls.unlink(path)
-    except FileNotFoundError:
-        pass
-    except OSError as exc:
-        raise ToolError(
-            ErrorCode.IO_ERROR,
-            f"Could not delete {path}: {exc.strerror or exc}. It is as it was. Fix the cause "
-            "(permissions, a read-only folder) or tell the user.",
-            path=path,
-        ) from exc
-    if ctx.settings.fsync:
-        with contextlib.suppress(OSError):
-            _fsync_folder(os.path.dirname(path))
-    gone = Snapshot(path, "disk", "", before.encoding, "", 0, 0)
-    return Applied(via="disk", snapshot=gone, on_disk=True)
+    return delete_from_disk(path, before, ctx.syscalls, fsync=ctx.settings.fsync)
 
 
 def unwrap(world: World) -> World:
