@@ -221,3 +221,10 @@ def test_composed_splices_equal_applying_each_step(base: str, data: st.DataObjec
     composed = compose(len(base), steps)
     assert apply_splices(base, composed) == current
     assert all(a.end <= b.start for a, b in itertools.pairwise(composed))
+
+
+def test_match_may_end_between_two_ellipsis_characters() -> None:
+    # "…" becomes "..."; a model's "..." for the first of two "…" ends between them.
+    found = locate("ab……\n", "ab...")
+    assert found is not None and len(found.candidates) == 1
+    assert (found.candidates[0].start, found.candidates[0].end) == (0, 3)

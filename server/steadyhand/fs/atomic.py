@@ -95,12 +95,16 @@ def _open_folder(folder: str, sys: Syscalls, *, make: bool, path: str) -> tuple[
                 created.append(cur)
                 nfd = sys.open_dir(part, fd)
             except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(fd, part):
+                # ELOOP: it was a symbolic link when opened (O_NOFOLLOW); ENOTDIR: no longer
+                # a folder. Either way it changed after the check (it may change back before
+                # anyone looks again), so it is never gone through.
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    what = "became a symbolic link" if _is_link(fd, part) else "changed"
                     raise ToolError(
                         ErrorCode.INVALID_PATH,
-                        f"The folder {cur} on the way to {path} became a symbolic link after "
-                        "the path was checked, so Steadyhand did not go through it. Retry "
-                        "to have the path checked again.",
+                        f"The folder {cur} on the way to {path} {what} after the path was "
+                        "checked, so Steadyhand did not go through it. Retry to have the "
+                        "path checked again.",
                         path=path,
                     ) from exc
                 raise

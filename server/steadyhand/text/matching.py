@@ -165,7 +165,12 @@ def substitute(
         a, b = m.span()
         parts.append(text[last:a])
         npos += a - last
-        if s1s and s1s[-1] == a:  # touching records merge, so offsets map unambiguously
+        # Touching records merge when one of them is empty on a side (a dropped character),
+        # since an offset there would map two ways; two real units (``……``) stay apart, so
+        # a match may end between them.
+        touching = bool(s1s) and s1s[-1] == a
+        empty = touching and (n1s[-1] == n0s[-1] or not r or s1s[-1] == s0s[-1] or a == b)
+        if touching and empty:
             s1s[-1] = b
             n1s[-1] = npos + len(r)
         else:
