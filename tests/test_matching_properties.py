@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -22,7 +23,11 @@ from steadyhand.text.matching import (
     raw_splices,
 )
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=int(os.environ.get("STEADYHAND_EXAMPLES", "300")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 CHARS = "ab x=()'\"\u2019\u201c\u201d-\u2013\u2014.\u2026\u00a0\t"
 line = st.text(alphabet=CHARS, max_size=12)
