@@ -23,6 +23,7 @@ from steadyhand.config import Settings, settings_from
 from steadyhand.dispatch import SteadyhandProtocol
 from steadyhand.documents.open_docs import OpenDocuments
 from steadyhand.fs.atomic import start_journal
+from steadyhand.fs.reader import read_all
 from steadyhand.fs.syscalls import from_environment
 from steadyhand.guards.world import GuardedWorld
 from steadyhand.history.world import HistoryWorld
@@ -49,6 +50,7 @@ from steadyhand.protocol.params import (
 from steadyhand.protocol.results import Result, failure, success
 from steadyhand.state.content_store import ContentStore
 from steadyhand.state.file_state import SessionRegistry
+from steadyhand.state.hashing import content_hash
 from steadyhand.tools import checkpoint as checkpoint_tools
 from steadyhand.tools import edit as edit_tool
 from steadyhand.tools import multi_edit as multi_edit_tool
@@ -119,19 +121,25 @@ class SteadyhandServer(LanguageServer):
             return
         if self.docs.uri_for(real) is not None:
             return  # the open buffer is the truth; its own changes arrive as didChange
-        from steadyhand.state.hashing import content_hash
-
         try:
-            with open(real, "rb") as fh:
-                now: str | None = content_hash(fh.read())
+            st = os.stat(real)
+            if (st.st_size, st.st_mtime_ns) == self.editor.own_stats.get(real):
+                return  # exactly as Steadyhand itself wrote it
         except OSError:
+            pass
+        gone = False
+        try:
+            # never blocks, never follows a link swapped in: a FIFO put there is refused
+            now: str | None = content_hash(read_all(real).data)
+        except ToolError as err:
             now = None
+            gone = err.code == ErrorCode.NOT_FOUND
         own = self.editor.own_writes.get(real)
         if own is not None and (now == own or (now is None and own == DELETED)):
             return  # Steadyhand's own write or deletion
         marked = self.ctx.sessions.mark_changed(real, now)
         if marked:
-            kind = "deleted" if now is None else kind
+            kind = "deleted" if gone else kind
             log.info("%s changed behind the agent's back (%s)", real, kind)
             self.protocol.notify(commands.FILE_CHANGED, {"path": real, "kind": kind})
 

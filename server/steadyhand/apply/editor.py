@@ -106,6 +106,8 @@ class EditorWorld:
         self.settings = settings
         #: path -> hash the server itself last wrote to disk (not an external change)
         self.own_writes: dict[str, str] = {}
+        #: path -> (size, mtime_ns) of that write, to recognise it without re-reading
+        self.own_stats: dict[str, tuple[int, int]] = {}
 
     # -- capabilities ----------------------------------------------------------------
 
@@ -154,6 +156,7 @@ class EditorWorld:
         if uri is None or before is None or before.source != "buffer":
             applied = write_to_disk(change, self.syscalls, fsync=self.settings.fsync)
             self.own_writes[change.path] = applied.snapshot.hash
+            self.own_stats[change.path] = (applied.snapshot.size, applied.snapshot.mtime_ns)
             return applied
         return await self._apply_to_buffer(uri, change, before)
 
