@@ -13,8 +13,12 @@ import io
 import math
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from PIL import Image, ImageOps, UnidentifiedImageError
+if TYPE_CHECKING:
+    from PIL import Image
+
+# Pillow is imported when an image is first delivered, not at server start-up.
 
 from steadyhand.protocol.errors import ErrorCode, ToolError
 
@@ -114,6 +118,8 @@ def _has_alpha(img: Image.Image) -> bool:
 
 
 def deliver(path: str, data: bytes, budget: Budget) -> DeliveredImage:
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
     """The image in ``data`` as it should reach the model, or ``unreadable``/``too_large``."""
     try:
         with warnings.catch_warnings():
@@ -172,6 +178,8 @@ def _shrink(
     frames: int,
     budget: Budget,
 ) -> DeliveredImage:
+    from PIL import Image
+
     if img.mode == "P" or img.mode == "1":
         img = img.convert("RGBA" if "transparency" in img.info else "RGB")
     elif img.mode not in ("RGB", "RGBA", "L", "LA"):
