@@ -70,3 +70,26 @@ async def call_raw(client: LanguageClient, command: str, arguments: list[Any]) -
     return await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command=command, arguments=arguments)
     )
+
+
+def client_with(options: dict[str, Any] | None = None, *, editor: bool = False):  # type: ignore[no-untyped-def]
+    """A fixture: a client whose server gets ``options`` (and a history folder of its own
+    beside the workspace); with ``editor``, the client behaves like an editor
+    (``tests.editor``) and its state is ``client.editor``."""
+
+    @pytest_lsp.fixture(config=server_config())
+    async def fixture(lsp_client: LanguageClient, workspace: Path):  # type: ignore[no-untyped-def]
+        from tests.editor import EditorState, editor_capabilities, install
+
+        opts = {"historyDir": str(workspace.parent / "state"), **(options or {})}
+        caps = None
+        if editor:
+            state = EditorState()
+            install(lsp_client, state)
+            lsp_client.editor = state  # type: ignore[attr-defined]
+            caps = editor_capabilities()
+        await lsp_client.initialize_session(init_params(workspace, opts, caps))
+        yield
+        await lsp_client.shutdown_session()
+
+    return fixture

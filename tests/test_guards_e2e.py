@@ -6,12 +6,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
-from tests.conftest import call, call_raw, init_params, server_config
+from tests.conftest import call, call_raw, client_with
 
 READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
 UNDO, FORK = "steadyhand.undo", "steadyhand.session.fork"
@@ -22,19 +21,8 @@ GITHUB_TOKEN = "ghp_" + "Ab3" * 12
 STRIPE_KEY = "sk_" + "live_" + "4eC39HqLyjWDarjtT1zdp7dc"
 
 
-def _start(options: dict[str, Any] | None = None):  # type: ignore[no-untyped-def]
-    @pytest_lsp.fixture(config=server_config())
-    async def fixture(lsp_client: LanguageClient, workspace: Path):  # type: ignore[no-untyped-def]
-        opts = {"historyDir": str(workspace.parent / "state"), **(options or {})}
-        await lsp_client.initialize_session(init_params(workspace, opts))
-        yield
-        await lsp_client.shutdown_session()
-
-    return fixture
-
-
-client = _start()
-blocking = _start({"secrets": "block"})
+client = client_with()
+blocking = client_with({"secrets": "block"})
 
 
 def configure(client: LanguageClient, **settings: Any) -> None:

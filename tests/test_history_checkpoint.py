@@ -4,32 +4,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
-import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.conftest import call, init_params, server_config
+from tests.conftest import call, client_with
 
 READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
 HISTORY, UNDO = "steadyhand.history", "steadyhand.undo"
 CHECKPOINT, REWIND, FORK = "steadyhand.checkpoint", "steadyhand.rewind", "steadyhand.session.fork"
 
 
-def _start(options: dict[str, Any] | None = None):  # type: ignore[no-untyped-def]
-    @pytest_lsp.fixture(config=server_config())
-    async def fixture(lsp_client: LanguageClient, workspace: Path):  # type: ignore[no-untyped-def]
-        opts = {"historyDir": str(workspace.parent / "state"), **(options or {})}
-        await lsp_client.initialize_session(init_params(workspace, opts))
-        yield
-        await lsp_client.shutdown_session()
-
-    return fixture
-
-
-client = _start()
-small_budget = _start({"historyMaxBytes": 4000})
+client = client_with()
+small_budget = client_with({"historyMaxBytes": 4000})
 
 
 async def test_rewind_restores_every_file_and_skips_one_the_user_changed(
@@ -166,7 +153,7 @@ async def test_the_budget_evicts_the_oldest_versions(
     assert f.read_text() != current
 
 
-history_off = _start({"history": False})
+history_off = client_with({"history": False})
 
 
 async def test_with_history_off_changes_work_and_undo_says_why_not(

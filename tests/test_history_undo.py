@@ -3,37 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import pytest_lsp
 from pytest_lsp import LanguageClient
 
-from tests.conftest import call, init_params, server_config
-from tests.editor import EditorState, editor_capabilities, install, open_doc, settle
+from tests.conftest import call, client_with
+from tests.editor import EditorState, open_doc, settle
 
 READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
 HISTORY, UNDO = "steadyhand.history", "steadyhand.undo"
 
 
-def _start(options: dict[str, Any] | None = None, *, editor: bool = False):  # type: ignore[no-untyped-def]
-    @pytest_lsp.fixture(config=server_config())
-    async def fixture(lsp_client: LanguageClient, workspace: Path):  # type: ignore[no-untyped-def]
-        opts = {"historyDir": str(workspace.parent / "state"), **(options or {})}
-        caps = None
-        if editor:
-            state = EditorState()
-            install(lsp_client, state)
-            lsp_client.editor = state  # type: ignore[attr-defined]
-            caps = editor_capabilities()
-        await lsp_client.initialize_session(init_params(workspace, opts, caps))
-        yield
-        await lsp_client.shutdown_session()
-
-    return fixture
-
-
-client = _start()
-editor_client = _start(editor=True)
+client = client_with()
+editor_client = client_with(editor=True)
 
 
 async def test_undo_restores_the_version_before_and_is_itself_undoable(
