@@ -11,15 +11,14 @@ from typing import Any
 
 import nbformat
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from PIL import Image
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
-from tests.conftest import call, init_params, server_config
-from tests.editor import EditorState, editor_capabilities, install, open_doc, settle
+from tests.conftest import call, client_with
+from tests.editor import EditorState, open_doc, settle
 
 READ = "steadyhand.read"
 NB_EDIT = "steadyhand.notebookEdit"
@@ -346,14 +345,7 @@ async def test_notebook_edit_params_are_checked(client: LanguageClient) -> None:
         await call(client, NB_EDIT, file_path="a.ipynb", cell_id="a", edit_mode="move")
 
 
-@pytest_lsp.fixture(config=server_config())
-async def editor(lsp_client: LanguageClient, workspace: Path):  # type: ignore[no-untyped-def]
-    state = EditorState()
-    install(lsp_client, state)
-    lsp_client.editor = state  # type: ignore[attr-defined]
-    await lsp_client.initialize_session(init_params(workspace, None, editor_capabilities()))
-    yield
-    await lsp_client.shutdown_session()
+editor = client_with(editor=True)
 
 
 async def test_open_notebook_is_edited_through_the_editor(

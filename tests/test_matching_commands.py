@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.conftest import call, init_params, server_config
-from tests.editor import EditorState, editor_capabilities, install, open_doc, settle
+from tests.conftest import call, client_with
+from tests.editor import EditorState, open_doc, settle
 
 READ, EDIT, WRITE, MULTI = (
     "steadyhand.read",
@@ -192,14 +191,7 @@ async def test_no_match_shows_closest_lines_and_counts_them_as_shown(
     assert ok["ok"], ok  # no partial_view: the refusal showed line 41
 
 
-@pytest_lsp.fixture(config=server_config())
-async def editor(lsp_client: LanguageClient, workspace: Path):  # type: ignore[no-untyped-def]
-    state = EditorState()
-    install(lsp_client, state)
-    lsp_client.editor = state  # type: ignore[attr-defined]
-    await lsp_client.initialize_session(init_params(workspace, None, editor_capabilities()))
-    yield
-    await lsp_client.shutdown_session()
+editor = client_with(editor=True)
 
 
 async def test_multi_edit_on_open_document_is_one_workspace_edit(

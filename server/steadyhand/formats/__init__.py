@@ -210,12 +210,7 @@ async def _read_image(ctx: ToolContext, p: ReadParams, path: str) -> Result:
         message,
         type="image",
         path=path,
-        media_type=img.media_type,
-        data=img.base64(),
-        width=img.width,
-        height=img.height,
-        original_width=img.original_width,
-        original_height=img.original_height,
+        **img.fields(),
         original_bytes=img.original_bytes,
         bytes=len(img.data),
         frames=img.frames,
@@ -447,14 +442,7 @@ def _deliver_outputs(
             entry["error"] = exc.message if isinstance(exc, ToolError) else str(exc)
             out.append(entry)
             continue
-        entry.update(
-            media_type=img.media_type,
-            data=img.base64(),
-            width=img.width,
-            height=img.height,
-            original_width=img.original_width,
-            original_height=img.original_height,
-        )
+        entry.update(img.fields())
         out.append(entry)
     return out
 

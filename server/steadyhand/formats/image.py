@@ -62,6 +62,17 @@ class DeliveredImage:
     def base64(self) -> str:
         return base64.b64encode(self.data).decode("ascii")
 
+    def fields(self) -> dict[str, object]:
+        """The result fields that describe the delivered image."""
+        return {
+            "media_type": self.media_type,
+            "data": self.base64(),
+            "width": self.width,
+            "height": self.height,
+            "original_width": self.original_width,
+            "original_height": self.original_height,
+        }
+
 
 def sniff(head: bytes) -> str | None:
     """The image format announced by the first bytes, if it is one Steadyhand reads."""

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from steadyhand.fs.reader import read_failed
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import streaming_hasher
 from steadyhand.text.encoding import Encoding, sniff_encoding
@@ -313,9 +314,7 @@ def stream_outline(path: str) -> Outline:
             b.feed(line, length)
             enc, style = line_enc, line_style
     except OSError as exc:
-        raise ToolError(
-            ErrorCode.IO_ERROR, f"Cannot read {path}: {exc.strerror}.", path=path
-        ) from exc
+        raise read_failed(path, exc) from exc
     finally:
         os.close(fd)
     return Outline(

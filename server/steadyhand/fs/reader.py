@@ -26,6 +26,11 @@ class RawFile:
     st: os.stat_result
 
 
+def read_failed(path: str, exc: OSError) -> ToolError:
+    """The refusal for a read the OS failed part-way."""
+    return ToolError(ErrorCode.IO_ERROR, f"Cannot read {path}: {exc.strerror}.", path=path)
+
+
 def _open(path: str) -> tuple[int, os.stat_result]:
     try:
         # No component may be a symbolic link: the path was resolved to a real one, so a
@@ -59,9 +64,7 @@ def read_all(path: str) -> RawFile:
                 break
             chunks.append(chunk)
     except OSError as exc:
-        raise ToolError(
-            ErrorCode.IO_ERROR, f"Cannot read {path}: {exc.strerror}.", path=path
-        ) from exc
+        raise read_failed(path, exc) from exc
     finally:
         os.close(fd)
     return RawFile(b"".join(chunks) if len(chunks) != 1 else chunks[0], st)
@@ -180,9 +183,7 @@ def stream_window(path: str, offset: int, limit: int) -> Window:
             if lo <= total <= hi:
                 lines.append(tail[:_MAX_KEPT_LINE].decode(enc.codec, "replace"))
     except OSError as exc:
-        raise ToolError(
-            ErrorCode.IO_ERROR, f"Cannot read {path}: {exc.strerror}.", path=path
-        ) from exc
+        raise read_failed(path, exc) from exc
     finally:
         os.close(fd)
     return Window(lines, total, hasher.hexdigest(), st, enc, saw_crlf, saw_cr)
