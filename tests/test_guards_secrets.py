@@ -118,3 +118,12 @@ def test_every_pattern_is_reachable_through_the_hints() -> None:
             "GitLab token",
             "Slack token",
         ), kind
+
+
+_pieces = st.sampled_from(["a", "b", "\n", SAMPLES["GitHub token"], "ghp_", "SECRET", " x"])
+
+
+@given(st.lists(_pieces, max_size=12), st.lists(_pieces, max_size=12))
+def test_the_quick_pre_check_never_hides_a_finding(old: list[str], new: list[str]) -> None:
+    old_text, new_text = "".join(old), "".join(new)
+    assert scan_added(old_text, new_text) == scan_lines(added_lines(old_text, new_text))

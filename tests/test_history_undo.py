@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from pytest_lsp import LanguageClient
@@ -150,7 +151,13 @@ async def test_history_is_kept_in_the_configured_folder(
     state = workspace.parent / "state"
     stores = [p for p in state.iterdir() if p.is_dir()]
     assert len(stores) == 1 and stores[0].name.startswith("ws-")
-    assert (stores[0] / "index.jsonl").read_text().count("\n") == 1
+    index = stores[0] / "index.jsonl"
+    # The entry is appended just after the answer is sent: give it a moment.
+    for _ in range(200):
+        if index.exists() and index.read_text().count("\n") == 1:
+            break
+        await asyncio.sleep(0.01)
+    assert index.read_text().count("\n") == 1
     assert len(list((stores[0] / "blobs").rglob("*"))) == 2  # one shard folder, one blob
     assert stores[0].stat().st_mode & 0o077 == 0  # private: versions may hold secrets
 

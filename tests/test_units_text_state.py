@@ -175,3 +175,60 @@ def test_changed_middle(old: list[str], new: list[str]) -> None:
     assert old[:pre] == new[:pre] and old[len(old) - suf :] == new[len(new) - suf :]
     assert old[:pre] + om + old[len(old) - suf :] == old
     assert new[:pre] + nm + new[len(new) - suf :] == new
+
+
+_texts = st.text(st.sampled_from("ab\n"), max_size=80)
+
+
+@given(_texts, _texts)
+def test_common_prefix_and_suffix_chars(a: str, b: str) -> None:
+    from steadyhand.text.lines import common_prefix_chars, common_suffix_chars
+
+    p = common_prefix_chars(a, b)
+    assert a[:p] == b[:p] and (p == min(len(a), len(b)) or a[p] != b[p])
+    limit = min(len(a), len(b)) - p
+    s = common_suffix_chars(a, b, limit)
+    assert s <= limit and a[len(a) - s :] == b[len(b) - s :]
+    assert s == limit or a[len(a) - s - 1] != b[len(b) - s - 1]
+
+
+def test_common_prefix_chars_across_chunks() -> None:
+    from steadyhand.text.lines import common_prefix_chars, common_suffix_chars
+
+    base = "x" * 100_000
+    for at in (0, 31, 32_767, 32_768, 65_000, 99_999):
+        other = base[:at] + "y" + base[at + 1 :]
+        assert common_prefix_chars(base, other) == at
+        assert common_suffix_chars(base, other, len(base)) == len(base) - at - 1
+
+
+@given(_texts, _texts)
+def test_changed_lines_matches_the_list_form(a: str, b: str) -> None:
+    from collections import Counter
+
+    from steadyhand.text.lines import changed_lines, changed_middle
+
+    pre, om, nm = changed_lines(a, b)
+    old, new = split_lines(a), split_lines(b)
+    assert old[:pre] == new[:pre]
+    # what was added and removed (as multisets) is what the whole-list form finds
+    _, lom, lnm = changed_middle(old, new)
+    assert Counter(nm) - Counter(om) == Counter(lnm) - Counter(lom)
+    assert Counter(om) - Counter(nm) == Counter(lom) - Counter(lnm)
+    # the middle is where it says it is in the new text
+    assert new[pre : pre + len(nm)] == nm and old[pre : pre + len(om)] == om
+
+
+@given(
+    st.text(st.sampled_from("a\r\n"), max_size=40),
+    st.text(st.sampled_from("a\r\n"), max_size=10),
+    st.data(),
+)
+def test_ending_stats_after_a_splice(old: str, insert: str, data: st.DataObject) -> None:
+    from steadyhand.text.lines import ending_stats_after
+
+    start = data.draw(st.integers(0, len(old)))
+    end = data.draw(st.integers(start, len(old)))
+    new = old[:start] + insert + old[end:]
+    got = ending_stats_after(ending_stats(old), old, new, start, end, start + len(insert))
+    assert got == ending_stats(new)

@@ -12,12 +12,22 @@ Two things in pygls 2.1's stock protocol cost every tool call:
   Those entries are now dropped when the step completes.
 
 Behaviour is otherwise pygls's own: same errors for unknown commands and bad arguments.
+
+:meth:`SteadyhandProtocol.execute_fast` goes further for the transport in
+:mod:`steadyhand.transport`: a well-formed ``executeCommand`` request for one of
+Steadyhand's own commands runs its handler directly from the parsed JSON, and a plain
+JSON result is written back as one frame. Everything else — other methods, unknown
+commands, params of an unexpected shape, error and cancellation answers — takes pygls's
+path, so those answers are exactly pygls's.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
+import json
+import logging
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -25,6 +35,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import _prepare_command_arguments, lsp_method
+
+log = logging.getLogger(__name__)
 
 
 def _only_var_positional(handler: Callable[..., Any]) -> bool:
@@ -39,8 +51,65 @@ def _only_var_positional(handler: Callable[..., Any]) -> bool:
     return len(params) == 1 and params[0].kind is inspect.Parameter.VAR_POSITIONAL
 
 
+_EXECUTE_KEYS = frozenset({"command", "arguments", "workDoneToken"})
+
+
 class SteadyhandProtocol(LanguageServerProtocol):
     _simple_commands: dict[int, bool]
+
+    def _is_simple(self, handler: Callable[..., Any]) -> bool:
+        cache: dict[int, bool] = self.__dict__.setdefault("_simple_commands", {})
+        simple = cache.get(id(handler))
+        if simple is None:
+            simple = cache[id(handler)] = _only_var_positional(handler)
+        return simple
+
+    def execute_fast(self, data: dict[str, Any]) -> bool:
+        """Run an ``executeCommand`` request (already parsed JSON) directly, if it is a
+        plain one for an async ``(ls, *args)`` command; False: give it to pygls."""
+        params = data.get("params")
+        if (
+            data.get("method") != types.WORKSPACE_EXECUTE_COMMAND
+            or "id" not in data
+            or self._shutdown
+            or not isinstance(params, dict)
+            or not _EXECUTE_KEYS.issuperset(params)
+        ):
+            return False
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = []
+        command = params.get("command")
+        handler = self.fm.commands.get(command) if isinstance(command, str) else None
+        if (
+            handler is None
+            or not isinstance(arguments, list)
+            or not inspect.iscoroutinefunction(handler)
+            or not self._is_simple(handler)
+        ):
+            return False
+        msg_id = data["id"]
+        self._ctx_msg_id.set(msg_id)
+        task = asyncio.ensure_future(handler(*arguments))
+        self._request_futures[msg_id] = task  # so that $/cancelRequest finds it
+        task.add_done_callback(functools.partial(self._answer_fast, msg_id=msg_id))
+        return True
+
+    def _answer_fast(self, task: asyncio.Future[Any], *, msg_id: Any) -> None:
+        if not task.cancelled() and task.exception() is None:
+            try:
+                body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": task.result()})
+            except (TypeError, ValueError):
+                body = None  # not plain JSON: pygls serializes it
+            if body is not None and self.writer is not None:
+                self._request_futures.pop(msg_id, None)
+                data = body.encode("utf-8")
+                try:
+                    self.writer.write(b"Content-Length: %d\r\n\r\n%b" % (len(data), data))
+                except BrokenPipeError:
+                    log.error("the client closed the connection")
+                return
+        self._send_handler_result(task, msg_id=msg_id)  # type: ignore[arg-type]
 
     def _execute_handler(  # type: ignore[no-untyped-def]
         self, msg_id, handler, callback, args=None, kwargs=None
@@ -64,11 +133,7 @@ class SteadyhandProtocol(LanguageServerProtocol):
             raise JsonRpcInvalidParams.of(
                 ValueError(f"Command name {params.command!r} is not defined")
             )
-        cache = self.__dict__.setdefault("_simple_commands", {})
-        simple = cache.get(id(handler))
-        if simple is None:
-            simple = cache[id(handler)] = _only_var_positional(handler)
-        if simple:
+        if self._is_simple(handler):
             args: tuple[Any, ...] = tuple(params.arguments or ())
             kwargs: dict[str, Any] = {}
         else:

@@ -98,6 +98,11 @@ class SteadyhandServer(LanguageServer):
         self.ctx.world = GuardedWorld(HistoryWorld(self.ctx.world, self.ctx), self.ctx)
         self.edits = 0
 
+    def flush_pending(self) -> None:
+        """Write what is still waiting to be written after an answer (history entries)."""
+        if self.ctx.history is not None:
+            self.ctx.history.flush()
+
     def _changed_by_agent(self, path: str, tool: str) -> None:
         self.edits += 1
         self.ensure_watching()
@@ -234,6 +239,10 @@ def create_server() -> SteadyhandServer:
                 )
             except Exception as exc:  # a client that refuses still works without it
                 log.info("client did not accept file watching registration: %s", exc)
+
+    @ls.feature(types.SHUTDOWN)
+    def on_shutdown(ls: SteadyhandServer, *args: Any) -> None:
+        ls.flush_pending()
 
     @ls.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def on_open(ls: SteadyhandServer, params: types.DidOpenTextDocumentParams) -> None:

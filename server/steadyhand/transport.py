@@ -82,6 +82,9 @@ def handle_body(protocol: JsonRPCProtocol, body: bytes) -> None:
         if not notification:  # notifications are never answered
             _reply_error(protocol, msg_id, -32600, f"Invalid Request: {problem}")
         return
+    fast = getattr(protocol, "execute_fast", None)
+    if fast is not None and fast(data):
+        return
     try:
         protocol.handle_message(json.loads(body, object_hook=protocol.structure_message))
     except Exception as exc:
@@ -142,4 +145,7 @@ def serve_stdio(server: LanguageServer) -> None:
     except (KeyboardInterrupt, SystemExit):
         pass
     finally:
+        flush = getattr(server, "flush_pending", None)
+        if flush is not None:
+            flush()
         server.shutdown()  # type: ignore[no-untyped-call]

@@ -30,6 +30,12 @@ log = logging.getLogger(__name__)
 ChangeCallback = Callable[[str, str], None]
 
 
+def is_temp_name(path: str) -> bool:
+    """Whether ``path`` is one of Steadyhand's own temp files (never tracked)."""
+    base = os.path.basename(path)
+    return base.startswith(".") and base.endswith(".tmp") and ".steadyhand-" in base
+
+
 class Watcher:
     def __init__(self, loop: asyncio.AbstractEventLoop, on_change: ChangeCallback) -> None:
         self._loop = loop
@@ -89,9 +95,12 @@ class Watcher:
                 if kind is None:
                     return
                 src = os.fsdecode(event.src_path)
-                watcher._emit(src, kind)
+                if not is_temp_name(src):
+                    watcher._emit(src, kind)
                 if kind == "moved":
-                    watcher._emit(os.fsdecode(event.dest_path), "created")
+                    dest = os.fsdecode(event.dest_path)
+                    if not is_temp_name(dest):
+                        watcher._emit(dest, "created")
 
         try:
             with self._lock:

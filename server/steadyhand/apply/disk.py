@@ -18,7 +18,10 @@ def write_to_disk(change: Change, syscalls: Syscalls, *, fsync: bool) -> Applied
     before = change.before
     # The bytes the change was checked against: someone writing the file in between
     # gets a ``stale`` refusal instead of a silently lost update.
-    expect = before.hash if before is not None and before.source == "disk" else None
+    expect: str | None = None
+    expect_stat: tuple[int, int] | None = None
+    if before is not None and before.source == "disk":
+        expect, expect_stat = before.hash, (before.size, before.mtime_ns)
     try:
         st = atomic_write(
             change.path,
@@ -26,6 +29,7 @@ def write_to_disk(change: Change, syscalls: Syscalls, *, fsync: bool) -> Applied
             sys=syscalls,
             fsync=fsync,
             expect=expect,
+            expect_stat=expect_stat,
             create=before is None,
         )
     except OSError as exc:

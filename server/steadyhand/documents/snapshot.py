@@ -53,6 +53,11 @@ class Snapshot:
         return NewlineMap(self.raw)
 
 
+def prime_endings(snap: Snapshot, stats: EndingStats) -> None:
+    """Give ``snap`` line-ending counts worked out elsewhere (from a known change)."""
+    snap.__dict__.setdefault("endings", stats)
+
+
 def from_disk(path: str) -> Snapshot:
     raw = read_all(path)
     text, enc = decode_or_refuse(path, raw.data)

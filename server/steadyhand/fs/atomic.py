@@ -183,6 +183,7 @@ def atomic_write(
     sys: Syscalls,
     fsync: bool = True,
     expect: str | None = None,
+    expect_stat: tuple[int, int] | None = None,
     create: bool = False,
 ) -> os.stat_result:
     """Replace ``path`` (a real path, no symlink) with ``data`` atomically.
@@ -190,7 +191,9 @@ def atomic_write(
     Keeps the file's permission bits (and owner, where allowed). Creates missing parent
     folders for a new file, removing them again if the write fails. ``expect``: the
     content hash the file must still have (else ``stale``); ``create``: the file must
-    not exist (else ``stale``).
+    not exist (else ``stale``). ``expect_stat``: the (size, mtime_ns) the file had when
+    it had the ``expect`` hash; when it still has them the file is not hashed before the
+    swap (the copy the swap displaces is always hashed, so a change is still caught).
     """
     folder, name = os.path.split(path)
     try:
@@ -199,7 +202,7 @@ def atomic_write(
         raise _changed(path, "was deleted (with its folder)") from None
     try:
         try:
-            return _write_in(dfd, path, name, data, sys, fsync, expect, create)
+            return _write_in(dfd, path, name, data, sys, fsync, expect, expect_stat, create)
         except BaseException:
             for d in reversed(created):
                 with contextlib.suppress(OSError):
@@ -217,6 +220,7 @@ def _write_in(
     sys: Syscalls,
     fsync: bool,
     expect: str | None,
+    expect_stat: tuple[int, int] | None,
     create: bool,
 ) -> os.stat_result:
     try:
@@ -260,7 +264,7 @@ def _write_in(
         fd_to_close, fd = fd, -1
         sys.close(fd_to_close)
         ours = False  # from here on _commit owns the temp name
-        _commit(dfd, path, name, tmp, ino, sys, expect, create)
+        _commit(dfd, path, name, tmp, ino, sys, expect, expect_stat, create)
     except BaseException:
         if fd >= 0:
             with contextlib.suppress(OSError):
@@ -283,6 +287,7 @@ def _commit(
     ino: int,
     sys: Syscalls,
     expect: str | None,
+    expect_stat: tuple[int, int] | None,
     create: bool,
 ) -> None:
     """Put the temp file ``tmp`` (inode ``ino``) in place of ``name``.
@@ -295,7 +300,7 @@ def _commit(
         elif expect is None:
             sys.rename(tmp, name, dfd)
         else:
-            _commit_checked(dfd, path, name, tmp, ino, sys, expect)
+            _commit_checked(dfd, path, name, tmp, ino, sys, expect, expect_stat)
     except BaseException:
         if _ino_at(dfd, tmp) == ino:
             with contextlib.suppress(OSError):
@@ -346,16 +351,42 @@ def _folder_lock(dfd: int) -> Iterator[None]:
 
 
 def _commit_checked(
-    dfd: int, path: str, name: str, tmp: str, ino: int, sys: Syscalls, expect: str
+    dfd: int,
+    path: str,
+    name: str,
+    tmp: str,
+    ino: int,
+    sys: Syscalls,
+    expect: str,
+    expect_stat: tuple[int, int] | None = None,
 ) -> None:
     with _folder_lock(dfd):
-        _swap_checked(dfd, path, name, tmp, ino, sys, expect)
+        _swap_checked(dfd, path, name, tmp, ino, sys, expect, expect_stat)
+
+
+def _same_stat(dfd: int, name: str, expect_stat: tuple[int, int] | None) -> bool:
+    if expect_stat is None:
+        return False
+    try:
+        st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and (st.st_size, st.st_mtime_ns) == expect_stat
 
 
 def _swap_checked(
-    dfd: int, path: str, name: str, tmp: str, ino: int, sys: Syscalls, expect: str
+    dfd: int,
+    path: str,
+    name: str,
+    tmp: str,
+    ino: int,
+    sys: Syscalls,
+    expect: str,
+    expect_stat: tuple[int, int] | None = None,
 ) -> None:
-    if _hash_at(dfd, name) != expect:
+    # A quick look first: a file whose size or time moved is hashed before the swap (a
+    # changed file is refused without touching it); the displaced copy is hashed anyway.
+    if not _same_stat(dfd, name, expect_stat) and _hash_at(dfd, name) != expect:
         raise _changed(path, "was changed")
     try:
         sys.rename(tmp, name, dfd, RENAME_EXCHANGE)

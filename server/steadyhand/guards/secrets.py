@@ -13,7 +13,12 @@ import re
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
 
-from steadyhand.text.lines import changed_middle, split_lines
+from steadyhand.text.lines import (
+    changed_lines,
+    common_prefix_chars,
+    common_suffix_chars,
+    split_lines,
+)
 
 #: (kind, regex). Each regex matches the credential itself on one line.
 PATTERNS: tuple[tuple[str, str], ...] = (
@@ -154,14 +159,18 @@ def added_lines(old_view: str | None, new_view: str) -> list[tuple[int, str]]:
     A line counts as already there if the old text has as many copies of it as the new
     text has up to that point, so moving or keeping a line never counts as adding it.
     """
-    new = split_lines(new_view)
     if not old_view:
-        return list(enumerate(new, start=1))
+        return list(enumerate(split_lines(new_view), start=1))
     # Lines in the common head and tail are kept as they were: count only the middle.
-    pre, old_mid, new_mid = changed_middle(split_lines(old_view), new)
+    pre, old_mid, new_mid = changed_lines(old_view, new_view)
     have = Counter(old_mid)
+    more = Counter(new_mid)
+    # Only lines the new text holds more copies of can be added ones (found in C).
+    grown = {line for line, n in more.items() - have.items() if n > have.get(line, 0)}
     out: list[tuple[int, str]] = []
     for number, line in enumerate(new_mid, start=pre + 1):
+        if line not in grown:
+            continue
         if have[line] > 0:
             have[line] -= 1
         else:
@@ -169,8 +178,23 @@ def added_lines(old_view: str | None, new_view: str) -> list[tuple[int, str]]:
     return out
 
 
+def has_hint(text: str) -> bool:
+    """Whether ``text`` holds any piece a credential pattern needs (a quick pre-check)."""
+    return any(hint in text for hint in HINTS) or _ANY_CASE_RX.search(text) is not None
+
+
+def changed_region(old_view: str, new_view: str) -> str:
+    """The whole lines of ``new_view`` that differ from ``old_view`` (and no others)."""
+    p = common_prefix_chars(old_view, new_view)
+    s = common_suffix_chars(old_view, new_view, min(len(old_view), len(new_view)) - p)
+    end = new_view.find("\n", len(new_view) - s)
+    return new_view[new_view.rfind("\n", 0, p) + 1 : len(new_view) if end < 0 else end]
+
+
 def scan_added(old_view: str | None, new_view: str) -> list[Finding]:
     """Credentials in the lines the change adds (lines already present are not reported)."""
+    if not has_hint(changed_region(old_view, new_view) if old_view else new_view):
+        return []  # no credential can match: the lines need not be split and counted
     return scan_lines(added_lines(old_view, new_view))
 
 

@@ -18,6 +18,7 @@ re-reads what the others appended before answering.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -28,11 +29,12 @@ import threading
 import time
 import zlib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from steadyhand.state.hashing import content_hash, text_hash
-from steadyhand.text.lines import changed_middle, split_lines
+from steadyhand.text.lines import changed_lines
 
 log = logging.getLogger(__name__)
 
@@ -66,10 +68,17 @@ def workspace_key(folders: list[str]) -> str:
 
 def line_stat(old_view: str | None, new_view: str | None) -> tuple[int, int]:
     """(added, removed) lines, counting a line as kept if the other side has a copy."""
-    _, old_mid, new_mid = changed_middle(split_lines(old_view or ""), split_lines(new_view or ""))
+    _, old_mid, new_mid = changed_lines(old_view or "", new_view or "")
     old = Counter(old_mid)
     new = Counter(new_mid)
-    return sum((new - old).values()), sum((old - new).values())
+    # Lines with the same count on both sides cancel out; a set operation on the items
+    # finds them in C, so only the lines whose counts differ are looked at one by one.
+    added = removed = 0
+    for line, n in new.items() - old.items():
+        added += max(0, n - old.get(line, 0))
+    for line, n in old.items() - new.items():
+        removed += max(0, n - new.get(line, 0))
+    return added, removed
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +158,44 @@ class HistoryStore:
         self._total = 0
         #: Large texts are stored from a worker thread: blob bookkeeping is locked.
         self._lock = threading.RLock()
+        #: Index entries still being prepared (see :meth:`defer`), oldest first.
+        self._pending: list[Callable[[], None]] = []
+        self._flushing = False
+
+    # -- deferred entries -----------------------------------------------------------
+
+    def defer(self, job: Callable[[], None]) -> None:
+        """Run ``job`` (which appends an entry) just after the current answer is sent.
+
+        Counting a change's lines and appending its index entry need not delay the
+        answer. Every method that reads or appends entries runs the jobs still waiting
+        first, so nobody ever sees the index without them, and order is kept.
+        """
+        self._pending.append(job)
+        if len(self._pending) > 1:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.flush()
+            return
+        # Two hops: the answer's own callback is already queued and goes first.
+        loop.call_soon(loop.call_soon, self.flush)
+
+    def flush(self) -> None:
+        """Run the deferred jobs now, in order."""
+        if self._flushing:
+            return
+        self._flushing = True
+        try:
+            while self._pending:
+                job = self._pending.pop(0)
+                try:
+                    job()
+                except Exception:
+                    log.exception("history: could not record a change")
+        finally:
+            self._flushing = False
 
     # -- layout ---------------------------------------------------------------------
 
@@ -170,6 +217,7 @@ class HistoryStore:
 
     def refresh(self) -> None:
         """Read what was appended to the index since the last look (by any server)."""
+        self.flush()
         try:
             st = os.stat(self.index_path)
         except FileNotFoundError:
@@ -195,6 +243,7 @@ class HistoryStore:
         self._offset += end
 
     def append(self, entry: Entry) -> None:
+        self.flush()
         self._ensure_dirs()
         self.refresh()
         line = (_entry_json(entry) + "\n").encode("utf-8", "surrogatepass")
@@ -219,10 +268,12 @@ class HistoryStore:
 
     @property
     def entries(self) -> list[Entry]:
+        self.flush()
         return list(self._entries)
 
     def versions(self, path: str, session: str | None = None) -> list[Version]:
         """The changes to ``path``, oldest first (only ``session``'s, if given)."""
+        self.flush()
         return [
             e
             for e in self._entries
@@ -232,6 +283,7 @@ class HistoryStore:
         ]
 
     def last_change(self, path: str, session: str | None = None) -> Version | None:
+        self.flush()
         for e in reversed(self._entries):
             if isinstance(e, Version) and e.path == path and session in (None, e.session):
                 return e
@@ -244,6 +296,7 @@ class HistoryStore:
 
     def find_checkpoint(self, session: str, name: str) -> tuple[int, Checkpoint] | None:
         """The checkpoint called ``name`` (its id, or else its latest label) of ``session``."""
+        self.flush()
         by_label: tuple[int, Checkpoint] | None = None
         for i, e in enumerate(self._entries):
             if isinstance(e, Checkpoint) and e.session == session:
@@ -254,9 +307,11 @@ class HistoryStore:
         return by_label
 
     def checkpoints(self, session: str) -> list[Checkpoint]:
+        self.flush()
         return [e for e in self._entries if isinstance(e, Checkpoint) and e.session == session]
 
     def changes_since(self, position: int) -> list[Version]:
+        self.flush()
         return [e for e in self._entries[position + 1 :] if isinstance(e, Version)]
 
     # -- blobs ----------------------------------------------------------------------
@@ -286,9 +341,17 @@ class HistoryStore:
         blobs = self._blobs if self._blobs is not None else self._scan()
         return sum(size for size, _ in blobs.values())
 
-    def put_text(self, text: str) -> str | None:
+    def put_text(self, text: str, key: str | None = None) -> str | None:
         """Keep ``text``; returns its key, or None when it is over the per-file limit or
-        cannot be kept within the budget."""
+        cannot be kept within the budget. ``key``: the text's key if already known (the
+        hash of its UTF-8 bytes); a text kept before is then only marked as used."""
+        if key is not None:
+            with self._lock:
+                blobs = self._blobs if self._blobs is not None else self._scan()
+                path = self._blob_path(key)
+                if key in blobs and os.path.exists(path):
+                    self._touch(key, path, time.time())
+                    return key
         data = text.encode("utf-8", "surrogatepass")
         if len(data) > self.max_file_bytes:
             return None

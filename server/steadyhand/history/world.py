@@ -9,6 +9,7 @@ it succeeded. Deleting a file (an undo of a creation) goes through :func:`delete
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import time
@@ -56,11 +57,13 @@ async def _keep(store: HistoryStore, snap: Snapshot | None) -> tuple[str | None,
     """Save the content a change replaces; returns (key or None, a note if not kept)."""
     if snap is None:
         return None, ""
+    # The snapshot's hash is the hash of its text as UTF-8 when that is what it was read as.
+    known = snap.hash if snap.source == "buffer" or snap.encoding == UTF8 else None
     try:
         if len(snap.raw) > _THREAD_CHARS:
-            key = await asyncio.to_thread(store.put_text, snap.raw)
+            key = await asyncio.to_thread(store.put_text, snap.raw, known)
         else:
-            key = store.put_text(snap.raw)
+            key = store.put_text(snap.raw, known)
     except OSError as exc:
         log.warning("history: could not keep the previous content of %s: %s", snap.path, exc)
         return None, (f"(The previous content could not be kept for undo: {exc.strerror or exc}.)")
@@ -126,14 +129,18 @@ class HistoryWorld:
             return await self.inner.apply(change)
         key, note = await _keep(store, change.before)
         applied = await self.inner.apply(change)
-        _record(
-            store,
-            change.path,
-            change.before,
-            key,
-            applied.snapshot,
-            tool=change.tool,
-            session=change.session,
+        # The entry (with its line counts) is written just after the answer goes out.
+        store.defer(
+            functools.partial(
+                _record,
+                store,
+                change.path,
+                change.before,
+                key,
+                applied.snapshot,
+                tool=change.tool,
+                session=change.session,
+            )
         )
         if note:
             return Applied(

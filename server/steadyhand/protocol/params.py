@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import re
 import types
 import typing
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar, get_type_hints
+from typing import Any, ClassVar, TypeVar, cast, get_type_hints
 
 from steadyhand.protocol.commands import DEFAULT_SESSION
 
@@ -258,14 +260,19 @@ def _check_type(name: str, value: Any, tp: Any) -> Any:
     return value
 
 
+@functools.cache
+def _shape(cls: Hashable) -> tuple[dict[str, Any], dict[str, dataclasses.Field[Any]]]:
+    """The type hints and fields of a params class, worked out once per class."""
+    return get_type_hints(cls), {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+
+
 def structure(cls: type[P], raw: Any, *, where: str = "the arguments") -> P:
     """Validate ``raw`` (one JSON object) against the dataclass ``cls``."""
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
         raise ParamsError(f"{where} must be one JSON object with named fields.")
-    hints = get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    hints, fields = _shape(cast(Hashable, cls))
     aliases: dict[str, str] = getattr(cls, "ALIASES", {})
     for alias, name in aliases.items():
         if alias in raw:

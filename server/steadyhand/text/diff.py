@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from steadyhand.text.lines import split_lines
+from steadyhand.text.matching import Splice
 
 CONTEXT = 3
 
@@ -21,16 +24,26 @@ class DiffStat:
     removed: int
 
 
-def unified(old_lines: list[str], new_lines: list[str], *, name: str, first_line: int = 1) -> str:
-    """A unified diff of two line lists that start at ``first_line`` of the file."""
+def unified(
+    old_lines: list[str],
+    new_lines: list[str],
+    *,
+    name: str,
+    first_line: int = 1,
+    new_first_line: int | None = None,
+) -> str:
+    """A unified diff of two line lists that start at ``first_line`` of the file (and at
+    ``new_first_line`` of the new file, when earlier changes moved it)."""
     groups = _grouped(_opcodes(old_lines, new_lines), CONTEXT)
     if not groups:
         return ""
     out = [f"--- a/{name}", f"+++ b/{name}"]
     shift = first_line - 1
+    new_shift = shift if new_first_line is None else new_first_line - 1
     for group in groups:
         first, last = group[0], group[-1]
-        old_range, new_range = _range(first[1], last[2], shift), _range(first[3], last[4], shift)
+        old_range = _range(first[1], last[2], shift)
+        new_range = _range(first[3], last[4], new_shift)
         out.append(f"@@ -{old_range} +{new_range} @@")
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
@@ -66,7 +79,10 @@ def _blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
         suf += 1
     ahi, bhi = la - suf, lb - suf
     blocks: list[tuple[int, int, int]] = [(0, 0, pre)] if pre else []
-    if pre < ahi and pre < bhi:
+    aligned = _aligned_blocks(a, b, pre, ahi, bhi)
+    if aligned is not None:
+        blocks.extend(aligned)
+    elif pre < ahi and pre < bhi:
         anchors = _unique_anchors(a, pre, ahi, b, pre, bhi)
         i, j = pre, pre
         for ai, bj in [*anchors, (ahi, bhi)]:
@@ -87,6 +103,28 @@ def _blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
             merged.append((i, j, n))
     merged.append((la, lb, 0))
     return merged
+
+
+def _aligned_blocks(
+    a: list[str], b: list[str], lo: int, ahi: int, bhi: int
+) -> list[tuple[int, int, int]] | None:
+    """Matching blocks of two equally long stretches that mostly agree line for line
+    (lines replaced in place, the usual shape of a rewrite), or None if they do not."""
+    n = ahi - lo
+    if n != bhi - lo or n < 8:
+        return None
+    differ = [k for k, same in enumerate(map(operator.eq, a[lo:ahi], b[lo:bhi])) if not same]
+    if len(differ) * 4 > n:
+        return None
+    blocks: list[tuple[int, int, int]] = []
+    start = 0
+    for k in differ:
+        if k > start:
+            blocks.append((lo + start, lo + start, k - start))
+        start = k + 1
+    if start < n:
+        blocks.append((lo + start, lo + start, n - start))
+    return blocks
 
 
 def _unique_anchors(
@@ -168,13 +206,11 @@ def _grouped(codes: list[Opcode], n: int) -> list[list[Opcode]]:
 
 
 def stat(diff: str) -> DiffStat:
-    added = removed = 0
-    for line in diff.split("\n"):
-        if line.startswith("+") and not line.startswith("+++"):
-            added += 1
-        elif line.startswith("-") and not line.startswith("---"):
-            removed += 1
-    return DiffStat(added, removed)
+    """Lines added and removed by a diff from :func:`unified`."""
+    if not diff.startswith("--- "):
+        return DiffStat(0, 0)
+    # Every body line follows a newline; of the two header lines only "+++" does.
+    return DiffStat(diff.count("\n+") - 1, diff.count("\n-"))
 
 
 def region_diff(
@@ -185,21 +221,28 @@ def region_diff(
     change_end_new: int,
     *,
     name: str,
+    line: int | None = None,
 ) -> str:
     """Diff of a change confined to ``old_view[change_start:change_end_old]``.
 
     ``new_view`` differs from ``old_view`` only between ``change_start`` and
     ``change_end_new``. Only the lines around that region (plus context) are diffed.
+    ``line``: the 1-based line of ``change_start``, when the caller knows it.
     """
     # Line-aligned window: from CONTEXT lines before the change to CONTEXT lines after.
     start = old_view.rfind("\n", 0, change_start) + 1
+    back = 0
     for _ in range(CONTEXT):
         if start == 0:
             break
         start = old_view.rfind("\n", 0, start - 1) + 1
-    first_line = old_view.count("\n", 0, start) + 1
-    end_old = _forward_lines(old_view, change_end_old, CONTEXT + 1)
-    end_new = _forward_lines(new_view, change_end_new, CONTEXT + 1)
+        back += 1
+    first_line = line - back if line is not None else old_view.count("\n", 0, start) + 1
+    line_end = _after_line_end(old_view, change_end_old) and _after_line_end(
+        new_view, change_end_new
+    )
+    end_old = _forward_lines(old_view, change_end_old, CONTEXT + 1, line_end)
+    end_new = end_old + change_end_new - change_end_old  # the same tail follows in both
     return unified(
         split_lines(old_view[start:end_old]),
         split_lines(new_view[start:end_new]),
@@ -208,9 +251,98 @@ def region_diff(
     )
 
 
-def _forward_lines(text: str, pos: int, n: int) -> int:
-    # Position after the end of the line holding ``pos`` and n-1 more lines.
-    if pos > 0 and pos <= len(text) and text[pos - 1] == "\n":
+def splices_diff(
+    old_view: str, new_view: str, splices: Sequence[Splice], *, name: str, line: int | None = None
+) -> str:
+    """Diff of ordered, non-overlapping ``splices`` on ``old_view`` (``new_view`` is the
+    result), built around each group of nearby splices: edits far apart in a big file
+    cost what they touch, not the lines between them. ``line``: the line of the first
+    splice, when known."""
+    out: list[str] = []
+    pos, at_line = 0, 1  # a position in old_view and its line: counting goes forward only
+    delta = line_delta = 0  # how far earlier splices moved the new text (chars, lines)
+    # [start, end_old, delta, line_delta, first line, last line, growth of the group]
+    group: list[int] | None = None
+    groups: list[list[int]] = []
+    for k, sp in enumerate(splices):
+        if k == 0 and line is not None:
+            first = line
+        else:
+            first = at_line + old_view.count("\n", pos, sp.start)
+        pos, at_line = sp.start, first
+        last = first + old_view.count("\n", sp.start, max(sp.start, sp.end - 1))
+        grow = len(sp.text) - (sp.end - sp.start)
+        if group is not None and first - group[5] - 1 <= 2 * CONTEXT:
+            group[1], group[5] = sp.end, last
+            group[6] += grow
+        else:
+            group = [sp.start, sp.end, delta, line_delta, first, last, grow]
+            groups.append(group)
+        delta += grow
+        line_delta += sp.text.count("\n") - old_view.count("\n", sp.start, sp.end)
+    for start, end_old, before, lines_before, first, _, growth in groups:
+        hunks = _window_diff(
+            old_view,
+            new_view,
+            start,
+            end_old,
+            shift=before,
+            growth=growth,
+            line=first,
+            line_shift=lines_before,
+            name=name,
+        )
+        if hunks:
+            out.append(hunks if not out else hunks.split("\n", 2)[2])
+    return "".join(out)
+
+
+def _window_diff(
+    old_view: str,
+    new_view: str,
+    change_start: int,
+    change_end_old: int,
+    *,
+    shift: int,
+    growth: int,
+    line: int,
+    line_shift: int,
+    name: str,
+) -> str:
+    """Diff of one region: ``old_view[change_start:change_end_old]`` became
+    ``new_view[change_start + shift : change_end_old + shift + growth]``; the text
+    around it is the same, moved by ``shift`` characters and ``line_shift`` lines."""
+    start = old_view.rfind("\n", 0, change_start) + 1
+    back = 0
+    for _ in range(CONTEXT):
+        if start == 0:
+            break
+        start = old_view.rfind("\n", 0, start - 1) + 1
+        back += 1
+    change_end_new = change_end_old + shift + growth
+    line_end = _after_line_end(old_view, change_end_old) and _after_line_end(
+        new_view, change_end_new
+    )
+    end_old = _forward_lines(old_view, change_end_old, CONTEXT + 1, line_end)
+    end_new = end_old + shift + growth  # the same tail follows in both
+    first_line = line - back
+    return unified(
+        split_lines(old_view[start:end_old]),
+        split_lines(new_view[start + shift : end_new]),
+        name=name,
+        first_line=first_line,
+        new_first_line=first_line + line_shift,
+    )
+
+
+def _after_line_end(text: str, pos: int) -> bool:
+    return 0 < pos <= len(text) and text[pos - 1] == "\n"
+
+
+def _forward_lines(text: str, pos: int, n: int, line_end: bool) -> int:
+    # Position after the end of the line holding ``pos`` and n-1 more lines; with
+    # ``line_end``, a change ending just after a newline leaves the next line untouched.
+    if line_end:
         pos -= 1
     for _ in range(n):
         i = text.find("\n", pos)

@@ -71,6 +71,25 @@ def ending_stats(raw: str) -> EndingStats:
     return EndingStats(lf=lf, crlf=crlf, cr=cr)
 
 
+def ending_stats_after(
+    old: EndingStats, old_raw: str, new_raw: str, start: int, old_end: int, new_end: int
+) -> EndingStats:
+    """The counts of ``new_raw``, which is ``old_raw`` with ``[start, old_end)`` replaced
+    by ``new_raw[start:new_end]``: only the changed region is counted.
+
+    The region is widened by one character each side, so a CRLF pair formed or broken
+    at its edges is counted the same way in both texts.
+    """
+    lo = max(0, start - 1)
+    gone = ending_stats(old_raw[lo : old_end + 1])
+    came = ending_stats(new_raw[lo : new_end + 1])
+    return EndingStats(
+        lf=old.lf - gone.lf + came.lf,
+        crlf=old.crlf - gone.crlf + came.crlf,
+        cr=old.cr - gone.cr + came.cr,
+    )
+
+
 class NewlineMap:
     """Maps offsets in the view (LF-only) text to offsets in the raw text."""
 
@@ -144,3 +163,73 @@ def changed_middle(old: list[str], new: list[str]) -> tuple[int, list[str], list
     pre = common_prefix(old, new)
     suf = common_suffix(old, new, min(len(old), len(new)) - pre)
     return pre, old[pre : len(old) - suf], new[pre : len(new) - suf]
+
+
+_CHUNK = 1 << 15
+
+
+def common_prefix_chars(a: str, b: str) -> int:
+    """Length of the longest common prefix of two strings (compared in C-level chunks)."""
+    n = min(len(a), len(b))
+    i = 0
+    while i < n:
+        j = min(i + _CHUNK, n)
+        if b.startswith(a[i:j], i):
+            i = j
+            continue
+        lo, hi = i, j  # a[:lo] == b[:lo]; the first difference is before hi
+        while hi - lo > 32:
+            mid = (lo + hi) // 2
+            if b.startswith(a[lo:mid], lo):
+                lo = mid
+            else:
+                hi = mid
+        while lo < hi and a[lo] == b[lo]:
+            lo += 1
+        return lo
+    return n
+
+
+def common_suffix_chars(a: str, b: str, limit: int) -> int:
+    """Length of the longest common suffix of two strings, at most ``limit``."""
+    la, lb = len(a), len(b)
+    i = 0
+    while i < limit:
+        j = min(i + _CHUNK, limit)
+        if b.endswith(a[la - j : la - i], 0, lb - i):
+            i = j
+            continue
+        lo, hi = i, j
+        while hi - lo > 32:
+            mid = (lo + hi) // 2
+            if b.endswith(a[la - mid : la - lo], 0, lb - lo):
+                lo = mid
+            else:
+                hi = mid
+        while lo < hi and a[la - 1 - lo] == b[lb - 1 - lo]:
+            lo += 1
+        return lo
+    return limit
+
+
+def changed_lines(old: str, new: str) -> tuple[int, list[str], list[str]]:
+    """:func:`changed_middle` of two view texts, without splitting their unchanged parts.
+
+    The common head and tail are found character by character; only the lines between
+    them are split. ``prefix`` is how many leading lines both share.
+    """
+    if old == new:
+        return count_lines(old), [], []
+    p = common_prefix_chars(old, new)
+    s = common_suffix_chars(old, new, min(len(old), len(new)) - p)
+    start = old.rfind("\n", 0, p) + 1  # every line before ``start`` is in both
+    head = old.count("\n", 0, start)
+    cut_old, cut_new = len(old), len(new)
+    nl = old.find("\n", len(old) - s)
+    if s and nl >= 0:  # every line after that newline is in both
+        cut_old = nl + 1
+        cut_new = cut_old + len(new) - len(old)
+    pre, old_mid, new_mid = changed_middle(
+        split_lines(old[start:cut_old]), split_lines(new[start:cut_new])
+    )
+    return head + pre, old_mid, new_mid

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import os
 
-from steadyhand.documents.snapshot import Snapshot
+from steadyhand.documents.snapshot import Snapshot, prime_endings
 from steadyhand.guards.protected import check_writable
 from steadyhand.guards.world import findings_fields
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import EditParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.state.file_state import FileRecord, missing_lines, shift_ranges
-from steadyhand.text.diff import region_diff, stat
-from steadyhand.text.lines import to_view
+from steadyhand.text.diff import region_diff, splices_diff, stat
+from steadyhand.text.lines import ending_stats_after, to_view
 from steadyhand.text.matching import (
     EXACT,
     MARKDOWN_SUFFIXES,
@@ -159,7 +159,13 @@ async def apply_plan(
             path=snap.path,
         )
     newline = snap.endings.dominant
-    new_raw = apply_splices(snap.raw, raw_splices(snap.newline_map, plan.splices, newline))
+    if snap.raw is view and newline == "\n":  # no CR anywhere: the view is the raw text
+        new_raw = new_view
+        raw_first, raw_last_end = plan.splices[0].start, plan.splices[-1].end
+    else:
+        rsp = raw_splices(snap.newline_map, plan.splices, newline)
+        new_raw = apply_splices(snap.raw, rsp)
+        raw_first, raw_last_end = rsp[0].start, rsp[-1].end
     data = encode_for(ctx, snap.path, new_raw, snap.encoding)
     if dry_run:
         return _dry_run_result(snap, plan, new_view, summary)
@@ -176,6 +182,18 @@ async def apply_plan(
         )
     )
     after = applied.snapshot
+    if after.raw is new_raw:  # carry the line-ending counts over: no pass over the file
+        prime_endings(
+            after,
+            ending_stats_after(
+                snap.endings,
+                snap.raw,
+                new_raw,
+                raw_first,
+                raw_last_end,
+                raw_last_end + len(new_raw) - len(snap.raw),
+            ),
+        )
 
     first_sp, last_sp = plan.splices[0], plan.splices[-1]
     growth = len(new_view) - len(view)
@@ -191,7 +209,12 @@ async def apply_plan(
     session.put(record_for(after, shown, None))
     remember(ctx, after)
 
-    diff = region_diff(view, after.view, first_sp.start, last_sp.end, new_end, name=snap.path)
+    if after.view == new_view:  # exactly the planned text: diff around the splices only
+        diff = splices_diff(view, new_view, plan.splices, name=snap.path, line=first_line)
+    else:  # the editor changed more (a formatter on save): diff the whole changed region
+        diff = region_diff(
+            view, after.view, first_sp.start, last_sp.end, new_end, name=snap.path, line=first_line
+        )
     ds = stat(diff)
     snippet_last = min(last_new, first_line + 15)
     if after.view == new_view:  # locate the lines by offset: no split of the whole file
@@ -226,10 +249,7 @@ async def apply_plan(
 
 
 def _dry_run_result(snap: Snapshot, plan: EditPlan, new_view: str, summary: str | None) -> Result:
-    view = snap.view
-    first_sp, last_sp = plan.splices[0], plan.splices[-1]
-    new_end = last_sp.end + len(new_view) - len(view)
-    diff = region_diff(view, new_view, first_sp.start, last_sp.end, new_end, name=snap.path)
+    diff = splices_diff(snap.view, new_view, plan.splices, name=snap.path)
     ds = stat(diff)
     n = plan.replacements
     what = summary or f"replace {n} occurrence{'s' if n != 1 else ''}"

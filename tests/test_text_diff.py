@@ -1,0 +1,119 @@
+"""Property tests for the unified diffs in results: applying one gives the new text."""
+
+from __future__ import annotations
+
+import difflib
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from steadyhand.text.diff import region_diff, splices_diff, unified
+from steadyhand.text.lines import split_lines
+from steadyhand.text.matching import Splice, apply_splices
+
+
+def apply_unified(old: list[str], diff: str) -> list[str]:
+    """``old`` patched with a unified diff (asserting every context and removed line)."""
+    lines = diff.split("\n")[2:-1] if diff else []
+    out: list[str] = []
+    pos = i = 0
+    while i < len(lines):
+        header = lines[i]
+        assert header.startswith("@@ -"), header
+        start, _, length = header.split(" ")[1][1:].partition(",")
+        first = int(start) - 1 if (int(length) if length else 1) else int(start)
+        assert first >= pos
+        out.extend(old[pos:first])
+        pos = first
+        i += 1
+        while i < len(lines) and not lines[i].startswith("@@"):
+            tag, body = lines[i][0], lines[i][1:]
+            if tag == "+":
+                out.append(body)
+            else:
+                assert old[pos] == body
+                if tag == " ":
+                    out.append(body)
+                pos += 1
+            i += 1
+    return out + old[pos:]
+
+
+@st.composite
+def edited(draw: st.DrawFn, most: int) -> tuple[list[str], list[str]]:
+    alphabet = draw(st.sampled_from([3, 40, 10**6]))
+    n = draw(st.integers(0, most))
+    old = (
+        [str(draw(st.integers(0, alphabet))) for _ in range(n)]
+        if n < 60
+        else [f"line {k % alphabet}" for k in range(n)]
+    )
+    new = list(old)
+    for _ in range(draw(st.integers(0, 30))):
+        k = draw(st.integers(0, max(0, len(new) - 1)))
+        op = draw(st.sampled_from(["replace", "replace", "insert", "delete"]))
+        if op == "insert" or not new:
+            new.insert(k, draw(st.sampled_from(["x", "y", "line 1"])))
+        elif op == "delete":
+            del new[k]
+        else:
+            new[k] = draw(st.sampled_from(["x", "y", "line 2", f"new {k}"]))
+    return old, new
+
+
+@settings(max_examples=150, deadline=None)
+@given(edited(60))
+def test_small_diffs_apply_and_match_difflib(pair: tuple[list[str], list[str]]) -> None:
+    old, new = pair
+    diff = unified(old, new, name="f")
+    assert apply_unified(old, diff) == new
+    ref = "\n".join(difflib.unified_diff(old, new, "a/f", "b/f", lineterm="", n=3))
+    assert diff == (ref + "\n" if ref else "")
+
+
+@settings(max_examples=60, deadline=None)
+@given(edited(1200))
+def test_large_diffs_apply(pair: tuple[list[str], list[str]]) -> None:
+    old, new = pair
+    assert apply_unified(old, unified(old, new, name="f")) == new
+
+
+def test_a_rewrite_in_place_is_one_hunk_per_changed_line() -> None:
+    old = [f"value_{k} = {k}" for k in range(1000)]
+    new = [f"value_{k} = {k + 1}" if k % 10 == 0 else line for k, line in enumerate(old)]
+    diff = unified(old, new, name="f")
+    assert apply_unified(old, diff) == new
+    assert diff.count("\n-") == 100 and diff.count("\n+") == 101  # +1: the "+++" header
+
+
+@st.composite
+def spliced(draw: st.DrawFn) -> tuple[str, list[Splice]]:
+    n = draw(st.integers(0, 80))
+    period = draw(st.sampled_from([3, 7, 1000]))
+    old = "".join(f"line {k % period}\n" for k in range(n))
+    if draw(st.booleans()) and old:
+        old = old[:-1]  # no final newline
+    cuts = sorted(draw(st.lists(st.integers(0, len(old)), max_size=8)))
+    splices = []
+    for a, b in zip(cuts[::2], cuts[1::2], strict=False):
+        text = draw(st.sampled_from(["", "x", "new\n", "\n", "two\nlines\n", "line 1\n"]))
+        splices.append(Splice(a, b, text))
+    return old, splices
+
+
+@settings(max_examples=300, deadline=None)
+@given(spliced())
+def test_a_diff_around_the_splices_applies(case: tuple[str, list[Splice]]) -> None:
+    old, splices = case
+    new = apply_splices(old, splices)
+    diff = splices_diff(old, new, splices, name="f")
+    assert apply_unified(split_lines(old), diff) == split_lines(new)
+    if splices:  # the diff of the whole changed region is valid too
+        first, last = splices[0], splices[-1]
+        end_new = last.end + len(new) - len(old)
+        region = region_diff(old, new, first.start, last.end, end_new, name="f")
+        assert apply_unified(split_lines(old), region) == split_lines(new)
+    old_lines = split_lines(old)
+    if len(set(old_lines)) == len(old_lines) and old.endswith("\n") and new.endswith("\n"):
+        # unambiguous lines: the same hunks as a diff of the whole files
+        assert diff == unified(old_lines, split_lines(new), name="f")
