@@ -232,3 +232,15 @@ def test_ending_stats_after_a_splice(old: str, insert: str, data: st.DataObject)
     new = old[:start] + insert + old[end:]
     got = ending_stats_after(ending_stats(old), old, new, start, end, start + len(insert))
     assert got == ending_stats(new)
+
+
+@given(
+    st.lists(st.text(st.characters(blacklist_characters="\r\n"), max_size=8), max_size=50),
+    st.sampled_from([1, 2, 4090, 4096, 8191, 999_998, 1_000_001]),
+)
+def test_numbered_lines_look_like_cat_n(lines: list[str], first: int) -> None:
+    from steadyhand.text.render import number_lines
+
+    text, cut = number_lines(lines, first, 2000)
+    expected = "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, start=first))
+    assert text == expected and not cut

@@ -11,6 +11,7 @@ import bisect
 import os
 import re
 from collections import Counter, OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from steadyhand.text.lines import (
@@ -19,6 +20,7 @@ from steadyhand.text.lines import (
     common_suffix_chars,
     split_lines,
 )
+from steadyhand.text.matching import Splice
 
 #: (kind, regex). Each regex matches the credential itself on one line.
 PATTERNS: tuple[tuple[str, str], ...] = (
@@ -180,7 +182,10 @@ def added_lines(old_view: str | None, new_view: str) -> list[tuple[int, str]]:
 
 def has_hint(text: str) -> bool:
     """Whether ``text`` holds any piece a credential pattern needs (a quick pre-check)."""
-    return any(hint in text for hint in HINTS) or _ANY_CASE_RX.search(text) is not None
+    if any(hint in text for hint in HINTS):
+        return True
+    folded = text.lower()
+    return any(hint in folded for hint in HINTS_ANY_CASE)
 
 
 def changed_region(old_view: str, new_view: str) -> str:
@@ -191,9 +196,37 @@ def changed_region(old_view: str, new_view: str) -> str:
     return new_view[new_view.rfind("\n", 0, p) + 1 : len(new_view) if end < 0 else end]
 
 
-def scan_added(old_view: str | None, new_view: str) -> list[Finding]:
-    """Credentials in the lines the change adds (lines already present are not reported)."""
-    if not has_hint(changed_region(old_view, new_view) if old_view else new_view):
+def spliced_lines(new_view: str, splices: Sequence[Splice]) -> str:
+    """The lines of ``new_view`` that text put in by ``splices`` (view splices on the
+    old text, in order) touches, with one more line each side; joined by LF."""
+    parts: list[str] = []
+    delta = 0
+    for sp in splices:
+        start = sp.start + delta
+        end = start + len(sp.text)
+        delta += len(sp.text) - (sp.end - sp.start)
+        lo = new_view.rfind("\n", 0, max(0, new_view.rfind("\n", 0, start))) + 1
+        hi = new_view.find("\n", end)
+        hi = new_view.find("\n", hi + 1) if hi >= 0 else -1
+        parts.append(new_view[lo : len(new_view) if hi < 0 else hi])
+    return "\n".join(parts)
+
+
+def scan_added(
+    old_view: str | None, new_view: str, splices: Sequence[Splice] | None = None
+) -> list[Finding]:
+    """Credentials in the lines the change adds (lines already present are not reported).
+
+    ``splices``: the view splices that turned ``old_view`` into ``new_view``, if known;
+    they narrow the quick pre-check to the lines they touch.
+    """
+    if not old_view:
+        region = new_view
+    elif splices:
+        region = spliced_lines(new_view, splices)
+    else:
+        region = changed_region(old_view, new_view)
+    if not has_hint(region):
         return []  # no credential can match: the lines need not be split and counted
     return scan_lines(added_lines(old_view, new_view))
 

@@ -71,9 +71,10 @@ class GuardedWorld:
         if self.ctx.settings.secrets == "off" or change.tool in RESTORING_TOOLS:
             return []
         old = change.before.view if change.before is not None else None
+        new = to_view(change.new_raw)
         if len(change.new_raw) > _THREAD_CHARS:
-            return await asyncio.to_thread(scan_added, old, to_view(change.new_raw))
-        return scan_added(old, to_view(change.new_raw))
+            return await asyncio.to_thread(scan_added, old, new, change.splices)
+        return scan_added(old, new, change.splices)
 
 
 def findings_fields(applied: Applied) -> dict[str, object]:

@@ -13,13 +13,16 @@ import functools
 import logging
 import os
 import time
+from collections.abc import Sequence
 
 from steadyhand.apply.disk import delete_from_disk
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.history.store import HistoryStore, Version, default_base_dir, line_stat, new_id
 from steadyhand.history.store import workspace_key as _workspace_key
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.text.diff import splices_diff, stat
 from steadyhand.text.encoding import UTF8, Encoding
+from steadyhand.text.matching import Splice, apply_splices
 from steadyhand.tools.context import Applied, Change, ToolContext, World
 
 log = logging.getLogger(__name__)
@@ -81,8 +84,17 @@ def _record(
     *,
     tool: str,
     session: str,
+    splices: Sequence[Splice] | None = None,
 ) -> None:
-    if before is not None and len(before.raw) > _THREAD_CHARS:
+    if before is not None and after is not None and splices:
+        # a change at known places: count the lines of a diff around them only
+        new_view = after.view
+        if new_view == apply_splices(before.view, splices):
+            ds = stat(splices_diff(before.view, new_view, splices, name=path))
+            added, removed = ds.added, ds.removed
+        else:
+            added, removed = line_stat(before.view, new_view)
+    elif before is not None and len(before.raw) > _THREAD_CHARS:
         added = removed = 0
     else:
         added, removed = line_stat(before.view if before else None, after.view if after else None)
@@ -140,6 +152,7 @@ class HistoryWorld:
                 applied.snapshot,
                 tool=change.tool,
                 session=change.session,
+                splices=change.splices,
             )
         )
         if note:

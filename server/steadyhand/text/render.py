@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 TRUNCATION_MARKER = " … [line cut: {n} more characters]"
@@ -13,7 +14,24 @@ def _cut(line: str, max_line_chars: int) -> str:
     return line[:max_line_chars] + TRUNCATION_MARKER.format(n=len(line) - max_line_chars)
 
 
-_NUMBERED = "{:>6}\t{}".format
+_BLOCK = 4096
+
+
+@functools.lru_cache(maxsize=8)
+def _prefix_block(block: int) -> list[str]:
+    """``"\\n     N\\t"`` for the numbers of one block (formatted once, joined many times)."""
+    return ["\n%6d\t" % n for n in range(block * _BLOCK, (block + 1) * _BLOCK)]
+
+
+def _prefixes(first: int, count: int) -> list[str]:
+    out: list[str] = []
+    n, end = first, first + count
+    while n < end:
+        block, i = divmod(n, _BLOCK)
+        take = min(end - n, _BLOCK - i)
+        out += _prefix_block(block)[i : i + take]
+        n += take
+    return out
 
 
 def number_lines(lines: Iterable[str], first_line: int, max_line_chars: int) -> tuple[str, bool]:
@@ -22,11 +40,17 @@ def number_lines(lines: Iterable[str], first_line: int, max_line_chars: int) -> 
     Returns the text and whether any line was cut.
     """
     items = lines if isinstance(lines, list) else list(lines)
-    cut = bool(items) and max(map(len, items)) > max_line_chars
+    if not items:
+        return "", False
+    cut = max(map(len, items)) > max_line_chars
     if cut:
         items = [_cut(line, max_line_chars) for line in items]
-    numbers = range(first_line, first_line + len(items))
-    return "\n".join(map(_NUMBERED, numbers, items)), cut
+    # Prefixes and lines interleaved by slice assignment, then one join: no per-line format.
+    parts = [""] * (2 * len(items))
+    parts[0::2] = _prefixes(first_line, len(items))
+    parts[1::2] = items
+    parts[0] = parts[0][1:]  # the first line has no newline before it
+    return "".join(parts), cut
 
 
 def estimate_tokens(text: str) -> int:
