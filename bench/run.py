@@ -754,6 +754,8 @@ def main(argv: list[str] | None = None) -> int:
     compileall.compile_dir(str(package), quiet=1)
     cache = servers.CACHE / "bench"
     run_dir = cache / f"run-{os.getpid()}"
+    # The servers keep their undo history inside the run folder, removed with it.
+    os.environ["XDG_STATE_HOME"] = str(run_dir / "state")
     t0 = time.perf_counter()
     bench = Bench(mode, run_dir, cache)
     sections = {

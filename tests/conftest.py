@@ -9,8 +9,11 @@ mismatch) and sends ``didChange``, and can answer ``steadyhand/saveDocuments``.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,12 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 SERVER = [sys.executable, "-m", "steadyhand", "serve", "--log-level", "WARNING"]
+
+# Every server the tests start keeps its undo history in a scratch folder, never in the
+# user's own state folder (a test may still point ``historyDir`` somewhere else).
+_STATE_HOME = tempfile.mkdtemp(prefix="steadyhand-test-state-")
+os.environ["XDG_STATE_HOME"] = _STATE_HOME
+atexit.register(shutil.rmtree, _STATE_HOME, ignore_errors=True)
 
 
 def server_config(env: dict[str, str] | None = None) -> ClientServerConfig:

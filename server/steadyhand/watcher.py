@@ -1,25 +1,32 @@
 """Catching changes to tracked files made behind the agent's back.
 
-One recursive watchdog observer per root, started lazily (an empty cache watches
-nothing) and scheduled in a background thread, so neither ``initialize`` nor any request
-ever waits for it. Only write/create/delete/move events are asked for: dropping
-open/close-without-write events keeps inotify's queue from overflowing on big trees.
-When the OS refuses more watches, the watcher logs once and gives up gracefully: the
-hash check before every write still catches every stale write.
+Watching starts lazily (an empty cache watches nothing) and its set-up (adding a watch
+per folder) runs in a background thread, so neither ``initialize`` nor any request ever
+waits for it. When the OS refuses more watches, the watcher logs once and gives up
+gracefully: the hash check before every write still catches every stale write.
 
-Events arrive on watchdog's thread and are handed to the event loop, where a tracked
-path is re-hashed: if its content differs from what a session saw, that record is
-marked stale (no ``file_unchanged`` stub may be served) and the client is told with a
-``steadyhand/fileChanged`` notification — unless the new content is what Steadyhand
-itself just wrote.
+On Linux, one inotify descriptor is read by the event loop itself (:class:`_Inotify`):
+no thread runs while requests are served, so Steadyhand's own writes, which make events
+too, never wait for a second thread to let go of the interpreter lock. Elsewhere a
+recursive watchdog observer does the job (:class:`_Watchdog`). Only write, create,
+delete and move events are asked for; Steadyhand's own temp files are ignored.
+
+A reported path is re-hashed on the event loop: if its content differs from what a
+session saw, that record is marked stale (no ``file_unchanged`` stub may be served) and
+the client is told with a ``steadyhand/fileChanged`` notification — unless the new
+content is what Steadyhand itself just wrote.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
+import errno
 import logging
 import os
+import struct
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -37,31 +44,235 @@ def is_temp_name(path: str) -> bool:
 
 
 class Watcher:
+    """Recursive watching of the roots, with the best backend this platform has."""
+
     def __init__(self, loop: asyncio.AbstractEventLoop, on_change: ChangeCallback) -> None:
-        self._loop = loop
-        self._on_change = on_change
-        self._observer: Any = None
-        self._watched: set[str] = set()
-        self._lock = threading.Lock()
-        self._failed = False
-        self.enabled = True
+        backend = _Inotify.create(loop, on_change)
+        self._backend: _Inotify | _Watchdog = (
+            backend if backend is not None else _Watchdog(loop, on_change)
+        )
+
+    @property
+    def enabled(self) -> bool:
+        return self._backend.enabled
+
+    @enabled.setter
+    def enabled(self, value: bool) -> None:
+        self._backend.enabled = value
 
     @property
     def watched_roots(self) -> set[str]:
-        return set(self._watched)
+        return set(self._backend.watched)
 
     def ensure(self, roots: list[str]) -> None:
         """Watch ``roots`` (recursively) if not yet watched; returns at once."""
+        self._backend.ensure(roots)
+
+    def stop(self) -> None:
+        self._backend.stop()
+
+
+class _Backend:
+    """What both backends share: which roots are watched, and giving up once."""
+
+    def __init__(self) -> None:
+        self.watched: set[str] = set()
+        self.enabled = True
+        self._lock = threading.Lock()
+        self._failed = False
+
+    def ensure(self, roots: list[str]) -> None:
         if not self.enabled or self._failed:
             return
-        todo = [r for r in roots if r not in self._watched and os.path.isdir(r)]
+        todo = [r for r in roots if r not in self.watched and os.path.isdir(r)]
         if not todo:
             return
         with self._lock:
-            self._watched.update(todo)
+            self.watched.update(todo)
         threading.Thread(
             target=self._schedule, args=(todo,), daemon=True, name="steadyhand-watch"
         ).start()
+
+    def _schedule(self, roots: list[str]) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def _fail(self, why: str) -> None:
+        if not self._failed:
+            self._failed = True
+            log.warning(
+                "file watching is off: %s. Changes made behind the agent's back are still "
+                "caught by the hash check before every write.",
+                why,
+            )
+
+
+# inotify(7) constants
+_IN_MODIFY = 0x2
+_IN_CLOSE_WRITE = 0x8
+_IN_MOVED_FROM = 0x40
+_IN_MOVED_TO = 0x80
+_IN_CREATE = 0x100
+_IN_DELETE = 0x200
+_IN_Q_OVERFLOW = 0x4000
+_IN_IGNORED = 0x8000
+_IN_ONLYDIR = 0x01000000
+_IN_DONT_FOLLOW = 0x02000000
+_IN_ISDIR = 0x40000000
+_WATCH_MASK = (
+    _IN_MODIFY
+    | _IN_CLOSE_WRITE
+    | _IN_MOVED_FROM
+    | _IN_MOVED_TO
+    | _IN_CREATE
+    | _IN_DELETE
+    | _IN_ONLYDIR
+    | _IN_DONT_FOLLOW
+)
+_EVENT = struct.Struct("iIII")
+
+
+class _Inotify(_Backend):
+    """Linux inotify, read by the event loop (see the module docstring)."""
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        on_change: ChangeCallback,
+        libc: Any,
+        fd: int,
+    ) -> None:
+        super().__init__()
+        self._loop = loop
+        self._on_change = on_change
+        self._libc = libc
+        self._fd = fd
+        #: watch descriptor -> folder path (bytes)
+        self._dirs: dict[int, bytes] = {}
+        self._overflowed = False
+        loop.add_reader(fd, self._read)
+
+    @classmethod
+    def create(cls, loop: asyncio.AbstractEventLoop, on_change: ChangeCallback) -> _Inotify | None:
+        if not sys.platform.startswith("linux"):
+            return None
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            init = libc.inotify_init1
+            libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+        except (OSError, AttributeError):
+            return None
+        fd = int(init(os.O_NONBLOCK | os.O_CLOEXEC))
+        if fd < 0:
+            log.info("inotify is not available (%s)", os.strerror(ctypes.get_errno()))
+            return None
+        try:
+            return cls(loop, on_change, libc, fd)
+        except (OSError, NotImplementedError, RuntimeError):
+            os.close(fd)
+            return None
+
+    def _schedule(self, roots: list[str]) -> None:
+        for root in roots:
+            if not self._add_tree(os.fsencode(root)):
+                return
+        log.info("watching %s", ", ".join(roots))
+
+    def _add_tree(self, top: bytes) -> bool:
+        """Watch ``top`` and every folder under it (links not followed); False when the
+        OS refuses more watches."""
+        stack = [top]
+        while stack:
+            folder = stack.pop()
+            wd = int(self._libc.inotify_add_watch(self._fd, folder, _WATCH_MASK))
+            if wd < 0:
+                err = ctypes.get_errno()
+                if err == errno.ENOSPC:
+                    self._fail("the OS allows no more watches (raise fs.inotify.max_user_watches)")
+                    return False
+                continue  # gone meanwhile, or not readable: nothing to watch there
+            self._dirs[wd] = folder
+            try:
+                with os.scandir(folder) as it:
+                    stack.extend(e.path for e in it if e.is_dir(follow_symlinks=False))
+            except OSError:
+                continue
+        return True
+
+    def _read(self) -> None:
+        changes: dict[str, str] = {}
+        while True:
+            try:
+                data = os.read(self._fd, 1 << 16)
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError:
+                return
+            if not data:
+                break
+            self._parse(data, changes)
+        if not self.enabled:
+            return
+        for path, kind in changes.items():
+            try:
+                self._on_change(path, kind)
+            except Exception:  # one bad path must not stop the watching
+                log.exception("could not handle a change to %s", path)
+
+    def _parse(self, data: bytes, changes: dict[str, str]) -> None:
+        off = 0
+        while off + _EVENT.size <= len(data):
+            wd, mask, _, length = _EVENT.unpack_from(data, off)
+            name = data[off + _EVENT.size : off + _EVENT.size + length].rstrip(b"\0")
+            off += _EVENT.size + length
+            if mask & _IN_Q_OVERFLOW:
+                if not self._overflowed:
+                    self._overflowed = True
+                    log.warning("file watching missed events (the queue overflowed)")
+                continue
+            if mask & _IN_IGNORED:
+                self._dirs.pop(wd, None)
+                continue
+            folder = self._dirs.get(wd)
+            if folder is None or not name:
+                continue
+            full = folder + b"/" + name
+            if mask & _IN_ISDIR:
+                if mask & (_IN_CREATE | _IN_MOVED_TO):
+                    # a new folder: watch it (and what it holds) off the event loop
+                    threading.Thread(target=self._add_tree, args=(full,), daemon=True).start()
+                continue
+            path = os.fsdecode(full)
+            if is_temp_name(path):
+                continue
+            if mask & _IN_DELETE:
+                kind = "deleted"
+            elif mask & _IN_MOVED_FROM:
+                kind = "moved"
+            elif mask & (_IN_CREATE | _IN_MOVED_TO):
+                kind = "created"
+            else:
+                kind = "modified"
+            changes.pop(path, None)  # the latest event of a path decides, in order
+            changes[path] = kind
+
+    def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            self._loop.remove_reader(self._fd)
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
+
+
+class _Watchdog(_Backend):
+    """watchdog's recursive observer, on its own threads (platforms without inotify)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, on_change: ChangeCallback) -> None:
+        super().__init__()
+        self._loop = loop
+        self._on_change = on_change
+        self._observer: Any = None
 
     def _schedule(self, roots: list[str]) -> None:
         try:
@@ -127,16 +338,9 @@ class Watcher:
         except OSError as exc:
             self._fail(f"{exc} (raise fs.inotify.max_user_watches to watch large trees)")
 
-    def _fail(self, why: str) -> None:
-        if not self._failed:
-            self._failed = True
-            log.warning(
-                "file watching is off: %s. Changes made behind the agent's back are still "
-                "caught by the hash check before every write.",
-                why,
-            )
-
     def _emit(self, path: str, kind: str) -> None:
+        if not self.enabled:
+            return
         # a closed loop means the server is shutting down
         with contextlib.suppress(RuntimeError):
             self._loop.call_soon_threadsafe(self._on_change, path, kind)

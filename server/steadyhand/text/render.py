@@ -20,7 +20,7 @@ _BLOCK = 4096
 @functools.lru_cache(maxsize=8)
 def _prefix_block(block: int) -> list[str]:
     """``"\\n     N\\t"`` for the numbers of one block (formatted once, joined many times)."""
-    return ["\n%6d\t" % n for n in range(block * _BLOCK, (block + 1) * _BLOCK)]
+    return [f"\n{n:>6}\t" for n in range(block * _BLOCK, (block + 1) * _BLOCK)]
 
 
 def _prefixes(first: int, count: int) -> list[str]:

@@ -1,0 +1,89 @@
+"""The file watcher on its own: recursive, new folders included, own temp files ignored."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from steadyhand.watcher import Watcher, is_temp_name
+
+
+async def _until(seen: list[tuple[str, str]], want: tuple[str, str], timeout: float = 5.0) -> None:
+    for _ in range(int(timeout / 0.02)):
+        if want in seen:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{want} not reported; saw {seen}")
+
+
+async def _ready(w: Watcher, probe: Path, seen: list[tuple[str, str]]) -> None:
+    """Rewrite ``probe`` until the watcher reports it: its set-up runs in the background."""
+    for i in range(250):
+        probe.write_text(str(i))
+        await asyncio.sleep(0.02)
+        if any(p == str(probe) for p, _ in seen):
+            return
+    raise AssertionError("the watcher never started")
+
+
+async def test_changes_anywhere_under_the_root_are_reported(tmp_path: Path) -> None:
+    seen: list[tuple[str, str]] = []
+    w = Watcher(asyncio.get_running_loop(), lambda p, k: seen.append((p, k)))
+    (tmp_path / "old" / "deep").mkdir(parents=True)
+    try:
+        w.ensure([str(tmp_path)])
+        await _ready(w, tmp_path / "probe.txt", seen)
+        assert w.watched_roots == {str(tmp_path)}
+
+        deep = tmp_path / "old" / "deep" / "a.txt"
+        deep.write_text("x")
+        await _until(seen, (str(deep), "modified"))
+
+        # a folder made after the watching started is watched too
+        (tmp_path / "new" / "sub").mkdir(parents=True)
+        fresh = tmp_path / "new" / "sub" / "b.txt"
+        for _ in range(100):  # the new folder's watch is added in the background
+            fresh.write_text("y")
+            await asyncio.sleep(0.02)
+            if any(p == str(fresh) for p, _ in seen):
+                break
+        assert any(p == str(fresh) for p, _ in seen)
+
+        deep.unlink()
+        await _until(seen, (str(deep), "deleted"))
+        moved = tmp_path / "moved.txt"
+        os.rename(fresh, moved)
+        await _until(seen, (str(fresh), "moved"))
+        await _until(seen, (str(moved), "created"))
+
+        # Steadyhand's own temp files never show up
+        tmp = tmp_path / ".f.txt.steadyhand-1-0123abcd.tmp"
+        tmp.write_text("t")
+        tmp.unlink()
+        await asyncio.sleep(0.2)
+        assert not any(is_temp_name(p) for p, _ in seen)
+
+        # switched off: nothing more is reported
+        w.enabled = False
+        seen.clear()
+        (tmp_path / "quiet.txt").write_text("q")
+        await asyncio.sleep(0.2)
+        assert seen == []
+    finally:
+        w.stop()
+
+
+@pytest.mark.parametrize(
+    ("name", "temp"),
+    [
+        (".f.txt.steadyhand-12-0123abcd.tmp", True),
+        ("f.txt", False),
+        (".f.txt.tmp", False),
+        ("f.steadyhand-1-0123abcd.tmp", False),
+    ],
+)
+def test_temp_names(name: str, temp: bool) -> None:
+    assert is_temp_name(f"/w/{name}") is temp
