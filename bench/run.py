@@ -18,6 +18,7 @@ import compileall
 import math
 import os
 import platform
+import re
 import shutil
 import statistics
 import sys
@@ -751,7 +752,7 @@ def main(argv: list[str] | None = None) -> int:
     # Byte-compile the package first, as an installed package is: with
     # PYTHONDONTWRITEBYTECODE set, every start would otherwise compile each module anew.
     package = Path(__file__).resolve().parent.parent / "server" / "steadyhand"
-    compileall.compile_dir(str(package), quiet=1)
+    compileall.compile_dir(str(package), quiet=1, rx=re.compile(r"demo_workspace"))
     cache = servers.CACHE / "bench"
     run_dir = cache / f"run-{os.getpid()}"
     # The servers keep their undo history inside the run folder, removed with it.

@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
-import json
 import logging
 from collections.abc import Callable, Generator
 from typing import Any
@@ -35,6 +34,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import _prepare_command_arguments, lsp_method
+
+from steadyhand.wire import dumps
 
 log = logging.getLogger(__name__)
 
@@ -97,13 +98,10 @@ class SteadyhandProtocol(LanguageServerProtocol):
 
     def _answer_fast(self, task: asyncio.Future[Any], *, msg_id: Any) -> None:
         if not task.cancelled() and task.exception() is None:
-            try:
-                body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": task.result()})
-            except (TypeError, ValueError):
-                body = None  # not plain JSON: pygls serializes it
-            if body is not None and self.writer is not None:
+            # None when not plain JSON: then pygls serializes it
+            data = dumps({"jsonrpc": "2.0", "id": msg_id, "result": task.result()})
+            if data is not None and self.writer is not None:
                 self._request_futures.pop(msg_id, None)
-                data = body.encode("utf-8")
                 try:
                     self.writer.write(b"Content-Length: %d\r\n\r\n%b" % (len(data), data))
                 except BrokenPipeError:

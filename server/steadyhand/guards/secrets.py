@@ -14,12 +14,8 @@ from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from steadyhand.text.lines import (
-    changed_lines,
-    common_prefix_chars,
-    common_suffix_chars,
-    split_lines,
-)
+from steadyhand.text.diff import known_added_text
+from steadyhand.text.lines import changed_lines, split_lines
 from steadyhand.text.matching import Splice
 
 #: (kind, regex). Each regex matches the credential itself on one line.
@@ -188,14 +184,6 @@ def has_hint(text: str) -> bool:
     return any(hint in folded for hint in HINTS_ANY_CASE)
 
 
-def changed_region(old_view: str, new_view: str) -> str:
-    """The whole lines of ``new_view`` that differ from ``old_view`` (and no others)."""
-    p = common_prefix_chars(old_view, new_view)
-    s = common_suffix_chars(old_view, new_view, min(len(old_view), len(new_view)) - p)
-    end = new_view.find("\n", len(new_view) - s)
-    return new_view[new_view.rfind("\n", 0, p) + 1 : len(new_view) if end < 0 else end]
-
-
 def spliced_lines(new_view: str, splices: Sequence[Splice]) -> str:
     """The lines of ``new_view`` that text put in by ``splices`` (view splices on the
     old text, in order) touches, with one more line each side; joined by LF."""
@@ -220,12 +208,17 @@ def scan_added(
     ``splices``: the view splices that turned ``old_view`` into ``new_view``, if known;
     they narrow the quick pre-check to the lines they touch.
     """
-    if not old_view:
-        region = new_view
-    elif splices:
-        region = spliced_lines(new_view, splices)
-    else:
-        region = changed_region(old_view, new_view)
+    if old_view and not splices:
+        # a whole new text: look for hints in the added lines only (those of the diff the
+        # tool just made, when there is one: they include every line counted as added)
+        plus = known_added_text(old_view, new_view)
+        if plus is not None and not has_hint(plus):
+            return []
+        lines = added_lines(old_view, new_view)
+        if not has_hint("\n".join(text for _, text in lines)):
+            return []
+        return scan_lines(lines)
+    region = spliced_lines(new_view, splices) if old_view and splices else new_view
     if not has_hint(region):
         return []  # no credential can match: the lines need not be split and counted
     return scan_lines(added_lines(old_view, new_view))

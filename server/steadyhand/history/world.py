@@ -20,7 +20,7 @@ from steadyhand.documents.snapshot import Snapshot
 from steadyhand.history.store import HistoryStore, Version, default_base_dir, line_stat, new_id
 from steadyhand.history.store import workspace_key as _workspace_key
 from steadyhand.protocol.errors import ErrorCode, ToolError
-from steadyhand.text.diff import splices_diff, stat
+from steadyhand.text.diff import splices_diff, stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
 from steadyhand.text.matching import Splice, apply_splices
 from steadyhand.tools.context import Applied, Change, ToolContext, World
@@ -96,6 +96,10 @@ def _record(
             added, removed = line_stat(before.view, new_view)
     elif before is not None and len(before.raw) > _THREAD_CHARS:
         added = removed = 0
+    elif before is not None and after is not None:
+        # the diff a write just showed (kept by whole_diff), or a new one
+        ds = stat(whole_diff(before.view, after.view, name=path))
+        added, removed = ds.added, ds.removed
     else:
         added, removed = line_stat(before.view if before else None, after.view if after else None)
     version = Version(

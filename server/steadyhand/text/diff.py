@@ -34,9 +34,22 @@ def unified(
 ) -> str:
     """A unified diff of two line lists that start at ``first_line`` of the file (and at
     ``new_first_line`` of the new file, when earlier changes moved it)."""
+    return _unified(old_lines, new_lines, name, first_line, new_first_line)[0]
+
+
+def _unified(
+    old_lines: list[str],
+    new_lines: list[str],
+    name: str,
+    first_line: int = 1,
+    new_first_line: int | None = None,
+) -> tuple[str, DiffStat, list[str]]:
+    """:func:`unified`, with its counts and the runs of added lines (each run joined)."""
     groups = _grouped(_opcodes(old_lines, new_lines), CONTEXT)
     if not groups:
-        return ""
+        return "", DiffStat(0, 0), []
+    added = removed = 0
+    plus: list[str] = []
     out = [f"--- a/{name}", f"+++ b/{name}"]
     shift = first_line - 1
     new_shift = shift if new_first_line is None else new_first_line - 1
@@ -45,15 +58,20 @@ def unified(
         old_range = _range(first[1], last[2], shift)
         new_range = _range(first[3], last[4], new_shift)
         out.append(f"@@ -{old_range} +{new_range} @@")
-        for tag, i1, i2, j1, j2 in group:
+        for tag, i1, i2, j1, j2 in group:  # each run of lines joined at once, in C
             if tag == "equal":
-                out.extend(" " + line for line in old_lines[i1:i2])
+                if i2 > i1:
+                    out.append(" " + "\n ".join(old_lines[i1:i2]))
                 continue
-            if tag != "insert":
-                out.extend("-" + line for line in old_lines[i1:i2])
-            if tag != "delete":
-                out.extend("+" + line for line in new_lines[j1:j2])
-    return "\n".join(out) + "\n"
+            if tag != "insert" and i2 > i1:
+                out.append("-" + "\n-".join(old_lines[i1:i2]))
+                removed += i2 - i1
+            if tag != "delete" and j2 > j1:
+                run = "\n+".join(new_lines[j1:j2])
+                out.append("+" + run)
+                plus.append(run)
+                added += j2 - j1
+    return "\n".join(out) + "\n", DiffStat(added, removed), plus
 
 
 Opcode = tuple[str, int, int, int, int]
@@ -207,6 +225,9 @@ def _grouped(codes: list[Opcode], n: int) -> list[list[Opcode]]:
 
 def stat(diff: str) -> DiffStat:
     """Lines added and removed by a diff from :func:`unified`."""
+    last = _last_whole
+    if last is not None and last.diff is diff:
+        return last.stat
     if not diff.startswith("--- "):
         return DiffStat(0, 0)
     # Every body line follows a newline; of the two header lines only "+++" does.
@@ -352,5 +373,42 @@ def _forward_lines(text: str, pos: int, n: int, line_end: bool) -> int:
     return pos
 
 
+@dataclass(frozen=True, slots=True)
+class _WholeDiff:
+    old: str
+    new: str
+    name: str
+    diff: str
+    stat: DiffStat
+    plus: list[str]
+
+
+#: The last whole-file diff, kept to be handed out again: a write's result, the secret
+#: scan of its added lines and its history entry all want the diff of the same texts.
+_last_whole: _WholeDiff | None = None
+_MEMO_CHARS = 1 << 20
+
+
+def _whole(old_view: str, new_view: str, name: str) -> _WholeDiff:
+    global _last_whole
+    last = _last_whole
+    if last is not None and last.old is old_view and last.new is new_view and last.name == name:
+        return last
+    diff, ds, plus = _unified(split_lines(old_view), split_lines(new_view), name)
+    made = _WholeDiff(old_view, new_view, name, diff, ds, plus)
+    if len(old_view) + len(new_view) <= _MEMO_CHARS:
+        _last_whole = made
+    return made
+
+
 def whole_diff(old_view: str, new_view: str, *, name: str) -> str:
-    return unified(split_lines(old_view), split_lines(new_view), name=name)
+    return _whole(old_view, new_view, name).diff
+
+
+def known_added_text(old_view: str, new_view: str) -> str | None:
+    """The added lines (joined by LF) of the whole diff of exactly these two texts, if it
+    was just made; None otherwise. Every line a change adds is among them."""
+    last = _last_whole
+    if last is not None and last.old is old_view and last.new is new_view:
+        return "\n".join(last.plus)
+    return None

@@ -8,7 +8,7 @@ from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.file_state import FileRecord, Range, Session
 from steadyhand.state.staleness import is_stale
 from steadyhand.text.diff import whole_diff
-from steadyhand.text.lines import line_ending_name
+from steadyhand.text.lines import EndingStats, line_ending_name
 from steadyhand.tools.context import ToolContext
 
 
@@ -40,10 +40,13 @@ _WHOLE_READ: tuple[int | None, int | None] = (None, None)
 
 def total_lines(snap: Snapshot) -> int:
     """``count_lines(snap.view)`` from the cached line-ending counts (no extra pass)."""
-    raw = snap.raw
+    return lines_from(snap.raw, snap.endings)
+
+
+def lines_from(raw: str, e: EndingStats) -> int:
+    """How many lines ``raw`` has, given its line-ending counts ``e``."""
     if not raw:
         return 0
-    e = snap.endings
     n = e.lf + e.crlf + e.cr
     return n if raw.endswith(("\n", "\r")) else n + 1
 

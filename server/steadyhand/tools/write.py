@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from steadyhand.documents.snapshot import prime_endings
 from steadyhand.guards.protected import check_writable
 from steadyhand.guards.world import findings_fields
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -16,9 +17,11 @@ from steadyhand.tools.context import Change, ToolContext
 from steadyhand.tools.dry_run import check_fresh
 from steadyhand.tools.records import (
     full_range,
+    lines_from,
     record_for,
     remember,
     require_read,
+    total_lines,
 )
 
 
@@ -133,7 +136,8 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
         new_view = to_view(p.content)
         diff = whole_diff(snap.view, new_view, name=path)
         ds = stat(diff)
-        before_lines, after_lines = len(snap.lines), count_lines(new_view)
+        new_endings = ending_stats(p.content)
+        before_lines, after_lines = total_lines(snap), lines_from(p.content, new_endings)
         fields: dict[str, object] = {
             "path": path,
             "type": "update",
@@ -164,13 +168,15 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             Change(path, snap, p.content, data, snap.encoding, "write", session=p.session)
         )
         after = applied.snapshot
+        if after.raw is p.content:
+            prime_endings(after, new_endings)
         session.put(record_for(after, full_range(after), None))
         remember(ctx, after)
         message = (
             f"The file {path} has been updated successfully. {before_lines} line(s) before, "
             f"{after_lines} line(s) after (≈ +{ds.added} / -{ds.removed})."
         )
-        old_style, new_style = snap.endings.style, ending_stats(p.content).style
+        old_style, new_style = snap.endings.style, new_endings.style
         if old_style not in ("none", new_style) and new_style != "none":
             message += (
                 f" Line endings changed from {line_ending_name(old_style)} to "
