@@ -7,7 +7,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from steadyhand.guards.secrets import (
+    HINTS,
+    HINTS_ANY_CASE,
     added_lines,
+    has_hint,
     looks_like_secrets_file,
     read_note,
     scan_added,
@@ -127,3 +130,8 @@ _pieces = st.sampled_from(["a", "b", "\n", SAMPLES["GitHub token"], "ghp_", "SEC
 def test_the_quick_pre_check_never_hides_a_finding(old: list[str], new: list[str]) -> None:
     old_text, new_text = "".join(old), "".join(new)
     assert scan_added(old_text, new_text) == scan_lines(added_lines(old_text, new_text))
+
+
+@pytest.mark.parametrize("hint", sorted(HINTS + HINTS_ANY_CASE))
+def test_every_hint_is_seen_by_the_pre_check(hint: str) -> None:
+    assert has_hint(f"x = '{hint}'\n") and not has_hint("x = 'nothing to see'\n")

@@ -7,14 +7,11 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from steadyhand.history.store import (
     HistoryStore,
     Version,
     default_base_dir,
-    line_stat,
     new_id,
     workspace_key,
 )
@@ -104,16 +101,3 @@ def test_workspace_keys_and_default_place(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert workspace_key([]).startswith("no-workspace-")
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     assert default_base_dir() == str(tmp_path / "steadyhand")
-
-
-@given(
-    st.lists(st.sampled_from(["a", "b", "c", ""]), max_size=12),
-    st.lists(st.sampled_from(["a", "b", "d"]), max_size=12),
-)
-def test_line_stat_counts_what_differs(old: list[str], new: list[str]) -> None:
-    o = "".join(x + "\n" for x in old)
-    n = "".join(x + "\n" for x in new)
-    added, removed = line_stat(o, n)
-    assert added - removed == len(new) - len(old)
-    assert line_stat(o, o) == (0, 0)
-    assert line_stat(None, n) == (len(new), 0)

@@ -176,10 +176,27 @@ def added_lines(old_view: str | None, new_view: str) -> list[tuple[int, str]]:
     return out
 
 
+def _anchored_hints() -> tuple[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]]:
+    """The hints split into those searched for alone and groups sharing a two-character
+    start (``gh``, ``gl``): a text without the start needs no search for its group."""
+    by_start: dict[str, list[str]] = {}
+    for hint in HINTS:
+        by_start.setdefault(hint[:2], []).append(hint)
+    alone = tuple(h for group in by_start.values() if len(group) < 3 for h in group)
+    grouped = tuple((start, tuple(g)) for start, g in by_start.items() if len(g) >= 3)
+    return alone, grouped
+
+
+_ALONE, _GROUPED = _anchored_hints()
+
+
 def has_hint(text: str) -> bool:
     """Whether ``text`` holds any piece a credential pattern needs (a quick pre-check)."""
-    if any(hint in text for hint in HINTS):
+    if any(hint in text for hint in _ALONE):
         return True
+    for start, group in _GROUPED:
+        if start in text and any(hint in text for hint in group):
+            return True
     folded = text.lower()
     return any(hint in folded for hint in HINTS_ANY_CASE)
 

@@ -28,13 +28,11 @@ import sys
 import threading
 import time
 import zlib
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from steadyhand.state.hashing import content_hash, text_hash
-from steadyhand.text.lines import changed_lines
 
 log = logging.getLogger(__name__)
 
@@ -64,21 +62,6 @@ def workspace_key(folders: list[str]) -> str:
     name = os.path.basename(real[0].rstrip("/")) if real else "no-workspace"
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:40] or "root"
     return f"{safe}-{digest}"
-
-
-def line_stat(old_view: str | None, new_view: str | None) -> tuple[int, int]:
-    """(added, removed) lines, counting a line as kept if the other side has a copy."""
-    _, old_mid, new_mid = changed_lines(old_view or "", new_view or "")
-    old = Counter(old_mid)
-    new = Counter(new_mid)
-    # Lines with the same count on both sides cancel out; a set operation on the items
-    # finds them in C, so only the lines whose counts differ are looked at one by one.
-    added = removed = 0
-    for line, n in new.items() - old.items():
-        added += max(0, n - old.get(line, 0))
-    for line, n in old.items() - new.items():
-        removed += max(0, n - new.get(line, 0))
-    return added, removed
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,9 +112,15 @@ def _entry_from(obj: dict[str, Any]) -> Entry | None:
     return None
 
 
+_FIELDS = {cls: tuple(f.name for f in fields(cls)) for cls in (Version, Checkpoint)}
+
+
 def _entry_json(entry: Entry) -> str:
     kind = "change" if isinstance(entry, Version) else "checkpoint"
-    return json.dumps({"t": kind, **asdict(entry)}, separators=(",", ":"), ensure_ascii=False)
+    obj: dict[str, Any] = {"t": kind}
+    for name in _FIELDS[type(entry)]:
+        obj[name] = getattr(entry, name)
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
 def new_id(prefix: str = "") -> str:
@@ -250,9 +239,15 @@ class HistoryStore:
         fd = os.open(self.index_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, line)
+            st = os.fstat(fd)
         finally:
             os.close(fd)
-        self.refresh()
+        if st.st_ino == self._ino and st.st_size == self._offset + len(line):
+            # nobody else appended meanwhile: the index is ours plus this line
+            self._entries.append(entry)
+            self._offset = st.st_size
+        else:
+            self.refresh()
         if len(self._entries) > MAX_ENTRIES:
             self._compact()
 

@@ -17,11 +17,12 @@ from collections.abc import Sequence
 
 from steadyhand.apply.disk import delete_from_disk
 from steadyhand.documents.snapshot import Snapshot
-from steadyhand.history.store import HistoryStore, Version, default_base_dir, line_stat, new_id
+from steadyhand.history.store import HistoryStore, Version, default_base_dir, new_id
 from steadyhand.history.store import workspace_key as _workspace_key
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.text.diff import splices_diff, stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
+from steadyhand.text.lines import count_lines
 from steadyhand.text.matching import Splice, apply_splices
 from steadyhand.tools.context import Applied, Change, ToolContext, World
 
@@ -89,19 +90,21 @@ def _record(
     if before is not None and after is not None and splices:
         # a change at known places: count the lines of a diff around them only
         new_view = after.view
-        if new_view == apply_splices(before.view, splices):
-            ds = stat(splices_diff(before.view, new_view, splices, name=path))
-            added, removed = ds.added, ds.removed
-        else:
-            added, removed = line_stat(before.view, new_view)
-    elif before is not None and len(before.raw) > _THREAD_CHARS:
+        planned = new_view == apply_splices(before.view, splices)
+        if planned:
+            diff = splices_diff(before.view, new_view, splices, name=path)
+        else:  # the editor changed more than the splices (a formatter on save)
+            diff = whole_diff(before.view, new_view, name=path)
+        ds = stat(diff)
+        added, removed = ds.added, ds.removed
+    elif before is None or after is None:  # a creation or a deletion: every line counts
+        added = count_lines(after.view) if after is not None else 0
+        removed = count_lines(before.view) if before is not None else 0
+    elif len(before.raw) > _THREAD_CHARS:
         added = removed = 0
-    elif before is not None and after is not None:
-        # the diff a write just showed (kept by whole_diff), or a new one
+    else:  # the diff a write just showed (kept by whole_diff), or a new one
         ds = stat(whole_diff(before.view, after.view, name=path))
         added, removed = ds.added, ds.removed
-    else:
-        added, removed = line_stat(before.view if before else None, after.view if after else None)
     version = Version(
         id=new_id(),
         path=path,

@@ -279,6 +279,28 @@ def splices_diff(
     result), built around each group of nearby splices: edits far apart in a big file
     cost what they touch, not the lines between them. ``line``: the line of the first
     splice, when known."""
+    global _last_spliced
+    last = _last_spliced
+    if (
+        last is not None
+        and last[0] is old_view
+        and last[1] is new_view
+        and last[2] is splices
+        and last[3] == name
+    ):
+        return last[4]  # an edit's result and its history entry diff the same change
+    diff = _splices_diff(old_view, new_view, splices, name, line)
+    if len(old_view) + len(new_view) <= _MEMO_CHARS:
+        _last_spliced = (old_view, new_view, splices, name, diff)
+    return diff
+
+
+_last_spliced: tuple[str, str, Sequence[Splice], str, str] | None = None
+
+
+def _splices_diff(
+    old_view: str, new_view: str, splices: Sequence[Splice], name: str, line: int | None
+) -> str:
     out: list[str] = []
     pos, at_line = 0, 1  # a position in old_view and its line: counting goes forward only
     delta = line_delta = 0  # how far earlier splices moved the new text (chars, lines)
