@@ -10,7 +10,13 @@ from hypothesis import strategies as st
 
 from steadyhand.documents.positions import PositionIndex, line_starts, units
 from steadyhand.paths.globs import matches
-from steadyhand.state.file_state import covers, merge_ranges, missing_lines, shift_ranges
+from steadyhand.state.file_state import (
+    FileRecord,
+    covers,
+    merge_ranges,
+    missing_lines,
+    shift_ranges,
+)
 from steadyhand.text.encoding import BinaryContent, Encoding, decode
 from steadyhand.text.lines import (
     NewlineMap,
@@ -244,3 +250,61 @@ def test_numbered_lines_look_like_cat_n(lines: list[str], first: int) -> None:
     text, cut = number_lines(lines, first, 2000)
     expected = "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, start=first))
     assert text == expected and not cut
+
+
+_hex = st.text("0123456789abcdef", min_size=32, max_size=32)
+_maybe = st.one_of(st.none(), st.integers(0, 10**9))
+
+
+@st.composite
+def file_records(draw: st.DrawFn) -> FileRecord:
+    total = draw(st.integers(0, 10**7))
+    h = draw(_hex)
+    shown = draw(
+        st.one_of(
+            st.just(((1, total),)),
+            st.lists(st.tuples(st.integers(1, 10**6), st.integers(1, 10**6)), max_size=4).map(
+                tuple
+            ),
+        )
+    )
+    return FileRecord(
+        path=draw(st.text(min_size=1, max_size=20)),
+        hash=draw(st.one_of(st.just(h), _hex, st.just("not-a-hash"))),
+        view_hash=draw(st.one_of(st.just(h), _hex)),
+        source=draw(st.sampled_from(["disk", "buffer"])),
+        mtime_ns=draw(st.integers(-(2**62), 2**62)),
+        size=draw(st.integers(0, 2**40)),
+        encoding=draw(st.sampled_from(["utf-8", "utf-16-le", "latin-1"])),
+        line_ending=draw(st.sampled_from(["LF", "CRLF", "mixed", "none"])),
+        total_lines=total,
+        shown=shown,
+        last_read=draw(st.one_of(st.none(), st.tuples(_maybe, _maybe))),
+        version=draw(st.one_of(st.none(), st.integers(-(2**31), 2**31))),
+        stale=draw(st.booleans()),
+    )
+
+
+@given(file_records())
+def test_packed_records_come_back_unchanged(rec: FileRecord) -> None:
+    from steadyhand.state.file_state import pack, unpack
+
+    assert unpack(rec.path, pack(rec)) == rec
+
+
+def test_a_session_is_a_bounded_lru_of_records() -> None:
+    from steadyhand.state.file_state import Session
+
+    s = Session("s", 2)
+
+    def rec(path: str) -> FileRecord:
+        return FileRecord(path, "0" * 32, "0" * 32, "disk", 1, 2, "utf-8", "LF", 3, ((1, 3),))
+
+    s.put(rec("a"))
+    s.put(rec("b"))
+    assert s.get("a") == rec("a")  # a is now the most recently used
+    s.put(rec("c"))
+    assert "b" not in s and "a" in s and "c" in s and len(s) == 2
+    child = s.fork("child")
+    child.drop("a")
+    assert "a" in s and "a" not in child

@@ -8,7 +8,7 @@ session is a bounded LRU of records, so forking one for a sub-agent is a shallow
 from __future__ import annotations
 
 import dataclasses
-from collections import OrderedDict
+import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
@@ -102,39 +102,195 @@ class FileRecord:
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
 
+# -- packed records ---------------------------------------------------------------------
+#
+# A session may track many thousands of files, so each record is kept as one ``bytes``
+# value (about 80 bytes with its object header, against some 400 for the dataclass with
+# its strings and integers) and becomes a :class:`FileRecord` again when it is looked up.
+# Layout: flags, two small-string indexes, the 16-byte hash, mtime, size, line count, then
+# the optional parts the flags announce: another view hash, the version, the last read,
+# the shown ranges (unless they are exactly the whole file).
+
+_HEAD = struct.Struct("<BBB16sqqQ")
+_DIGEST = struct.Struct("<16s")
+_VERSION = struct.Struct("<q")
+_LAST_READ = struct.Struct("<qq")
+_COUNT = struct.Struct("<I")
+_RANGE = struct.Struct("<QQ")
+
+# flag bits
+_BUFFER = 1  # the source is an editor buffer
+_OWN_VIEW = 2  # the view hash differs from the hash (follows the head)
+_WHOLE_SHOWN = 4  # shown is exactly (1, total_lines)
+_READ_NONE = 8  # last_read is None
+_HAS_VERSION = 16
+_STALE = 32
+_READ_WHOLE = 64  # last_read is (None, None): a whole-file read
+
+_WHOLE_READ: tuple[int | None, int | None] = (None, None)
+
+#: Encoding and line-ending labels, each stored once; records keep their index.
+_LABELS: list[str] = []
+_LABEL_INDEX: dict[str, int] = {}
+
+
+def _label(text: str) -> int | None:
+    i = _LABEL_INDEX.get(text)
+    if i is None and len(_LABELS) < 255:
+        i = _LABEL_INDEX[text] = len(_LABELS)
+        _LABELS.append(text)
+    return i
+
+
+def _digest(hex_hash: str) -> bytes | None:
+    if len(hex_hash) != 32:
+        return None
+    try:
+        return bytes.fromhex(hex_hash)
+    except ValueError:
+        return None
+
+
+def _opt(value: int | None) -> int:
+    return -1 if value is None else value
+
+
+def pack(rec: FileRecord) -> bytes | FileRecord:
+    """``rec`` as compact bytes, or ``rec`` itself when it does not fit the layout."""
+    digest = _digest(rec.hash)
+    enc, ending = _label(rec.encoding), _label(rec.line_ending)
+    if digest is None or enc is None or ending is None or rec.size < 0 or rec.total_lines < 0:
+        return rec
+    flags = _BUFFER if rec.source == "buffer" else 0
+    tail: list[bytes] = []
+    if rec.view_hash != rec.hash:
+        view = _digest(rec.view_hash)
+        if view is None:
+            return rec
+        flags |= _OWN_VIEW
+        tail.append(view)
+    if rec.version is not None:
+        flags |= _HAS_VERSION
+        tail.append(_VERSION.pack(rec.version))
+    if rec.last_read is None:
+        flags |= _READ_NONE
+    elif rec.last_read == (None, None):
+        flags |= _READ_WHOLE
+    else:
+        offset, limit = rec.last_read
+        if (offset is not None and offset < 0) or (limit is not None and limit < 0):
+            return rec
+        tail.append(_LAST_READ.pack(_opt(offset), _opt(limit)))
+    if rec.stale:
+        flags |= _STALE
+    if rec.shown == ((1, rec.total_lines),):
+        flags |= _WHOLE_SHOWN
+    else:
+        if any(lo < 0 or hi < 0 for lo, hi in rec.shown):
+            return rec
+        tail.append(_COUNT.pack(len(rec.shown)))
+        tail.extend(_RANGE.pack(lo, hi) for lo, hi in rec.shown)
+    head = _HEAD.pack(flags, enc, ending, digest, rec.mtime_ns, rec.size, rec.total_lines)
+    return head + b"".join(tail) if tail else head
+
+
+def unpack(path: str, data: bytes | FileRecord) -> FileRecord:
+    if isinstance(data, FileRecord):
+        return data
+    flags, enc, ending, digest, mtime_ns, size, total = _HEAD.unpack_from(data)
+    pos = _HEAD.size
+    hex_hash = digest.hex()
+    view_hash = hex_hash
+    if flags & _OWN_VIEW:
+        view_hash = _DIGEST.unpack_from(data, pos)[0].hex()
+        pos += _DIGEST.size
+    version: int | None = None
+    if flags & _HAS_VERSION:
+        version = _VERSION.unpack_from(data, pos)[0]
+        pos += _VERSION.size
+    last_read: tuple[int | None, int | None] | None = None
+    if flags & _READ_WHOLE:
+        last_read = _WHOLE_READ
+    elif not flags & _READ_NONE:
+        offset, limit = _LAST_READ.unpack_from(data, pos)
+        pos += _LAST_READ.size
+        last_read = (None if offset < 0 else offset, None if limit < 0 else limit)
+    shown: tuple[Range, ...]
+    if flags & _WHOLE_SHOWN:
+        shown = ((1, total),)
+    else:
+        (n,) = _COUNT.unpack_from(data, pos)
+        pos += _COUNT.size
+        shown = tuple(_RANGE.unpack_from(data, pos + k * _RANGE.size) for k in range(n))
+    return FileRecord(
+        path=path,
+        hash=hex_hash,
+        view_hash=view_hash,
+        source="buffer" if flags & _BUFFER else "disk",
+        mtime_ns=mtime_ns,
+        size=size,
+        encoding=_LABELS[enc],
+        line_ending=_LABELS[ending],
+        total_lines=total,
+        shown=shown,
+        last_read=last_read,
+        version=version,
+        stale=bool(flags & _STALE),
+    )
+
+
 class Session:
-    """One agent's file-state cache: an LRU of :class:`FileRecord` keyed by real path."""
+    """One agent's file-state cache: an LRU of :class:`FileRecord` keyed by real path.
+
+    Records are stored packed (see :func:`pack`); a plain dict keeps them in use order
+    (a record looked up or stored moves to the end; the oldest goes first when full).
+    """
 
     def __init__(self, name: str, max_files: int, *, read_only: bool = False) -> None:
         self.name = name
         self.max_files = max_files
         self.read_only = read_only
-        self._records: OrderedDict[str, FileRecord] = OrderedDict()
+        self._records: dict[str, bytes | FileRecord] = {}
 
     def __len__(self) -> int:
         return len(self._records)
 
     def __iter__(self) -> Iterator[FileRecord]:
-        return iter(list(self._records.values()))
+        return iter([unpack(p, d) for p, d in self._records.items()])
+
+    def __contains__(self, path: str) -> bool:
+        return path in self._records
+
+    def peek(self, path: str) -> FileRecord | None:
+        """The record of ``path`` without counting it as used."""
+        data = self._records.get(path)
+        return None if data is None else unpack(path, data)
 
     def get(self, path: str) -> FileRecord | None:
-        rec = self._records.get(path)
-        if rec is not None:
-            self._records.move_to_end(path)
-        return rec
+        data = self._records.pop(path, None)
+        if data is None:
+            return None
+        self._records[path] = data  # now the most recently used
+        return unpack(path, data)
 
     def put(self, record: FileRecord) -> None:
-        self._records[record.path] = record
-        self._records.move_to_end(record.path)
-        while len(self._records) > self.max_files:
-            self._records.popitem(last=False)
+        records = self._records
+        records.pop(record.path, None)
+        records[record.path] = pack(record)
+        while len(records) > self.max_files:
+            del records[next(iter(records))]
+
+    def replace(self, record: FileRecord) -> None:
+        """Store ``record`` in place of the current one, keeping its place in the order."""
+        if record.path in self._records:
+            self._records[record.path] = pack(record)
 
     def drop(self, path: str) -> None:
         self._records.pop(path, None)
 
     def fork(self, name: str, *, read_only: bool = False) -> Session:
         child = Session(name, self.max_files, read_only=read_only)
-        child._records = OrderedDict(self._records)  # records are immutable: share them
+        child._records = dict(self._records)  # packed records are immutable: share them
         return child
 
 
@@ -170,9 +326,9 @@ class SessionRegistry:
         """Mark every session's record of ``path`` stale; returns how many were marked."""
         n = 0
         for s in self._sessions.values():
-            rec = s._records.get(path)
+            rec = s.peek(path)
             if rec is not None and not rec.stale:
-                s._records[path] = rec.replace(stale=True, last_read=None)
+                s.replace(rec.replace(stale=True, last_read=None))
                 n += 1
         return n
 
@@ -181,17 +337,17 @@ class SessionRegistry:
         (None: the file is gone). Returns how many records were marked."""
         n = 0
         for s in self._sessions.values():
-            rec = s._records.get(path)
+            rec = s.peek(path)
             if rec is None or rec.stale:
                 continue
             if disk_hash is not None and rec.source == "disk" and rec.hash == disk_hash:
                 continue
-            s._records[path] = rec.replace(stale=True, last_read=None)
+            s.replace(rec.replace(stale=True, last_read=None))
             n += 1
         return n
 
     def is_tracked(self, path: str) -> bool:
-        return any(path in s._records for s in self._sessions.values())
+        return any(path in s for s in self._sessions.values())
 
     def tracked_paths(self) -> set[str]:
         return {p for s in self._sessions.values() for p in s._records}
