@@ -117,3 +117,25 @@ def test_a_diff_around_the_splices_applies(case: tuple[str, list[Splice]]) -> No
     if len(set(old_lines)) == len(old_lines) and old.endswith("\n") and new.endswith("\n"):
         # unambiguous lines: the same hunks as a diff of the whole files
         assert diff == unified(old_lines, split_lines(new), name="f")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_lines_replaced_in_place_give_the_general_diff(data: st.DataObject) -> None:
+    from steadyhand.text import diff
+
+    n = data.draw(st.integers(200, 600))
+    period = data.draw(st.sampled_from([3, 50, 10**6]))
+    old = [f"line {k % period}" for k in range(n)]
+    new = list(old)
+    for k in data.draw(st.lists(st.integers(0, n - 1), max_size=40)):
+        new[k] = data.draw(st.sampled_from(["x", "y", "line 1"]))
+    fast = diff._unified(old, new, "f")
+    shortcut = diff._aligned_changes
+    diff._aligned_changes = lambda a, b: None  # type: ignore[assignment]
+    try:
+        general = diff._unified(old, new, "f")  # blocks, opcodes, groups
+    finally:
+        diff._aligned_changes = shortcut
+    assert fast == general
+    assert apply_unified(old, fast[0]) == new

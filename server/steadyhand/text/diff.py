@@ -45,14 +45,18 @@ def _unified(
     new_first_line: int | None = None,
 ) -> tuple[str, DiffStat, list[str]]:
     """:func:`unified`, with its counts and the runs of added lines (each run joined)."""
+    shift = first_line - 1
+    new_shift = shift if new_first_line is None else new_first_line - 1
+    if len(old_lines) + len(new_lines) >= SMALL_DIFF:
+        differ = _aligned_changes(old_lines, new_lines)
+        if differ is not None:
+            return _aligned_unified(old_lines, new_lines, differ, name, shift, new_shift)
     groups = _grouped(_opcodes(old_lines, new_lines), CONTEXT)
     if not groups:
         return "", DiffStat(0, 0), []
     added = removed = 0
     plus: list[str] = []
     out = [f"--- a/{name}", f"+++ b/{name}"]
-    shift = first_line - 1
-    new_shift = shift if new_first_line is None else new_first_line - 1
     for group in groups:
         first, last = group[0], group[-1]
         old_range = _range(first[1], last[2], shift)
@@ -143,6 +147,58 @@ def _aligned_blocks(
     if start < n:
         blocks.append((lo + start, lo + start, n - start))
     return blocks
+
+
+def _aligned_changes(a: list[str], b: list[str]) -> list[int] | None:
+    """Where two equally long line lists differ, when they mostly agree line for line
+    (the shape :func:`_aligned_blocks` accepts); None when they do not."""
+    if len(a) != len(b):
+        return None
+    differ = [k for k, same in enumerate(map(operator.eq, a, b)) if not same]
+    if not differ:
+        return differ
+    span = differ[-1] - differ[0] + 1
+    if span < 8 or len(differ) * 4 > span:
+        return None
+    return differ
+
+
+def _aligned_unified(
+    a: list[str], b: list[str], differ: list[int], name: str, shift: int, new_shift: int
+) -> tuple[str, DiffStat, list[str]]:
+    """The unified diff of lines replaced in place at the positions ``differ``: the same
+    text the general path gives, without building opcodes for every stretch."""
+    if not differ:
+        return "", DiffStat(0, 0), []
+    n, total = CONTEXT, len(a)
+    groups: list[list[int]] = []
+    first = 0
+    for i in range(1, len(differ)):
+        if differ[i] - differ[i - 1] - 1 > 2 * n:
+            groups.append(differ[first:i])
+            first = i
+    groups.append(differ[first:])
+    out = [f"--- a/{name}", f"+++ b/{name}"]
+    plus: list[str] = []
+    for group in groups:
+        lo, hi = max(0, group[0] - n), min(total, group[-1] + n + 1)
+        out.append(f"@@ -{_range(lo, hi, shift)} +{_range(lo, hi, new_shift)} @@")
+        pos, k = lo, 0
+        while k < len(group):
+            start = end = group[k]
+            while k < len(group) and group[k] == end:  # a run of consecutive changes
+                end += 1
+                k += 1
+            if start > pos:
+                out.append(" " + "\n ".join(a[pos:start]))
+            out.append("-" + "\n-".join(a[start:end]))
+            run = "\n+".join(b[start:end])
+            out.append("+" + run)
+            plus.append(run)
+            pos = end
+        if hi > pos:
+            out.append(" " + "\n ".join(a[pos:hi]))
+    return "\n".join(out) + "\n", DiffStat(len(differ), len(differ)), plus
 
 
 def _unique_anchors(
