@@ -546,21 +546,21 @@ class Bench:
             fn()
             growth[who].append((rss_kib(srv.pid)["VmHWM"] - before) / 1024)
 
+        def sh_read(session: str) -> object:
+            args = {"file_path": log.path, "offset": start_line, "limit": 2000}
+            return sh_call(sh, "steadyhand.read", {**args, "session": session})
+
         try:
+            # The first read makes the one full pass (hash, line count, line index); later
+            # reads of the unchanged file start from the index. Both are reported.
+            t0 = time.perf_counter()
+            measured(sh, lambda: sh_read("log-first"), SH)
+            first = (time.perf_counter() - t0) * 1000
             times = interleave(
                 {
                     SH: lambda i: measured(
                         sh,
-                        lambda: sh_call(
-                            sh,
-                            "steadyhand.read",
-                            {
-                                "file_path": log.path,
-                                "offset": start_line,
-                                "limit": 2000,
-                                "session": f"log{i}",
-                            },
-                        ),
+                        lambda: sh_read(f"log{i}"),
                         SH,
                     ),
                     PEER: lambda i: measured(
@@ -580,8 +580,10 @@ class Bench:
         rows = [
             "| Server | p50 / max ms | peak RSS growth (max) |",
             "|---|---|---|",
-            f"| Steadyhand (`offset` = last 2,000 lines) | {ms(p50(s))} / {ms(max(s))} | "
-            f"{max(growth[SH]):.1f} MiB |",
+            f"| Steadyhand, first read (`offset` = last 2,000 lines; the full pass) | "
+            f"{ms(first)} | {growth[SH][0]:.1f} MiB |",
+            f"| Steadyhand, later reads (each in a new session) | {ms(p50(s))} / {ms(max(s))} | "
+            f"{max(growth[SH][1:]):.1f} MiB |",
             f"| MCP peer (`tail: 2000`) | {ms(p50(pe))} / {ms(max(pe))} | "
             f"{max(growth[PEER]):.1f} MiB |",
             f"| floor (chunked line count, no hash) | {ms(p50(fl))} / {ms(max(fl))} | — |",
@@ -591,21 +593,24 @@ class Bench:
             f"{self.mode.log_calls} calls each, page cache warm)\n\n" + "\n".join(rows)
         )
         g = max(growth[SH])
-        ok = p50(s) <= 2000 and g <= 64
+        worst = max(first, p50(s))
+        ok = worst <= 2000 and g <= 64
         self.report.target(
             f"Ranged read, {self.mode.log_mib} MiB log",
             "≤ 2 s and peak RSS growth ≤ 64 MB",
-            f"{ms(p50(s))} ms, +{g:.1f} MiB",
+            f"first {ms(first)} ms, later {ms(p50(s))} ms, +{g:.1f} MiB",
             ok,
-            f"{ms(p50(s))} ms, +{g:.1f} MiB",
+            f"{ms(worst)} ms, +{g:.1f} MiB",
         )
         r = p50(pe) / p50(s)
+        r99 = max(pe) / max(s)
+        cold = p50(pe) / first
         self.report.target(
             "Ranged read: vs peer",
             "≥ 2× faster at p50 and p99",
-            ratio(r),
-            r >= 2,
-            f"{ratio(r)}: the peer reads backwards from the end",
+            f"{ratio(r)} / {ratio(r99)} (first read of the file: {ratio(cold)})",
+            min(r, r99) >= 2,
+            f"{ratio(min(r, r99))}: the peer reads backwards from the end",
         )
 
     # -- memory with many tracked files ----------------------------------------------------

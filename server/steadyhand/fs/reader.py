@@ -8,8 +8,10 @@ memory: the hash, the line count and the requested window come out together.
 
 from __future__ import annotations
 
+import bisect
 import os
 import stat
+import threading
 from dataclasses import dataclass
 
 from steadyhand.fs.atomic import open_confined
@@ -97,13 +99,96 @@ class Window:
 _MAX_KEPT_LINE = 1 << 20
 
 
+@dataclass(frozen=True, slots=True)
+class LineIndex:
+    """What one full pass learned about a large file without CR line breaks: its hash,
+    its line count, and where some lines start (one mark per chunk read)."""
+
+    identity: tuple[int, int, int, int, int]  # device, inode, size, mtime, ctime
+    hash: str
+    total_lines: int
+    encoding: Encoding
+    #: line numbers (1-based, ascending) and the byte offsets where those lines start
+    mark_lines: list[int]
+    mark_offsets: list[int]
+
+
+#: Recent large files' indexes, by path (most recently used last).
+_INDEXES: dict[str, LineIndex] = {}
+_INDEXES_KEPT = 8
+_INDEX_LOCK = threading.Lock()
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _remember_index(path: str, index: LineIndex) -> None:
+    with _INDEX_LOCK:
+        _INDEXES.pop(path, None)
+        _INDEXES[path] = index
+        while len(_INDEXES) > _INDEXES_KEPT:
+            del _INDEXES[next(iter(_INDEXES))]
+
+
 def stream_window(path: str, offset: int, limit: int) -> Window:
     """Lines ``offset..offset+limit-1`` (1-based) of a UTF-8 text file, in bounded memory.
 
     One pass: every byte is hashed, line breaks are counted, and only the lines inside
-    the window are kept (each at most 1 MiB; longer ones are cut).
+    the window are kept (each at most 1 MiB; longer ones are cut). The pass leaves an
+    index behind; a later window of the same file, unchanged since (same device, inode,
+    size, modification and change times), starts at the nearest line it marked and
+    reads only what lies between there and the window's end.
     """
     fd, st = _open(path)
+    with _INDEX_LOCK:
+        index = _INDEXES.get(path)
+    try:
+        if index is not None and index.identity == _identity(st):
+            lines = _window_at(fd, path, index, offset, offset + limit - 1)
+            return Window(lines, index.total_lines, index.hash, st, index.encoding, False, False)
+        return _full_pass(fd, st, path, offset, limit)
+    finally:
+        os.close(fd)
+
+
+def _window_at(fd: int, path: str, index: LineIndex, lo: int, hi: int) -> list[str]:
+    """Lines ``lo..hi`` read from the nearest marked line at or before ``lo``."""
+    k = bisect.bisect_right(index.mark_lines, lo) - 1
+    n, pos = (index.mark_lines[k], index.mark_offsets[k]) if k >= 0 else (1, 0)
+    if k < 0 and index.encoding.bom:
+        pos = len(index.encoding.bom_bytes())
+    codec = index.encoding.codec
+    lines: list[str] = []
+    tail = b""  # the start of line ``n``, when it is inside the window
+    try:
+        os.lseek(fd, pos, os.SEEK_SET)
+        while n <= hi:
+            chunk = os.read(fd, CHUNK)
+            if not chunk:
+                if tail and lo <= n:
+                    lines.append(tail[:_MAX_KEPT_LINE].decode(codec, "replace"))
+                break
+            breaks = chunk.count(b"\n")
+            if n + breaks < lo:  # every line this chunk ends or starts is before the window
+                n += breaks
+                tail = b""
+                continue
+            parts = chunk.split(b"\n")
+            parts[0] = tail + parts[0]
+            for part in parts[:-1]:
+                if lo <= n:
+                    lines.append(part[:_MAX_KEPT_LINE].decode(codec, "replace"))
+                n += 1
+                if n > hi:
+                    break
+            tail = parts[-1][:_MAX_KEPT_LINE] if lo <= n <= hi else b""
+    except OSError as exc:
+        raise read_failed(path, exc) from exc
+    return lines
+
+
+def _full_pass(fd: int, st: os.stat_result, path: str, offset: int, limit: int) -> Window:
     hasher = streaming_hasher()
     lines: list[str] = []
     total = 0  # complete lines seen so far
@@ -114,12 +199,18 @@ def stream_window(path: str, offset: int, limit: int) -> Window:
     enc = Encoding("utf-8")
     lo, hi = offset, offset + limit - 1
     first = True
+    consumed = 0  # bytes read before this chunk
+    mark_lines: list[int] = []
+    mark_offsets: list[int] = []
+    indexable = True  # no CR anywhere: raw offsets are line offsets
     try:
         while True:
             chunk = os.read(fd, CHUNK)
             if not chunk:
                 break
             hasher.update(chunk)
+            base = consumed
+            consumed += len(chunk)
             if first:
                 first = False
                 sniffed = sniff_encoding(chunk[:4])
@@ -133,6 +224,7 @@ def stream_window(path: str, offset: int, limit: int) -> Window:
                 if sniffed is not None:
                     enc = sniffed
                     chunk = chunk[3:]
+                    base += 3
                 if b"\x00" in chunk[:8192]:
                     raise ToolError(
                         ErrorCode.BINARY,
@@ -146,6 +238,7 @@ def stream_window(path: str, offset: int, limit: int) -> Window:
                 chunk = chunk[:-1]
                 pending_cr = True
             if b"\r" in chunk:
+                indexable = False
                 saw_crlf = saw_crlf or b"\r\n" in chunk
                 chunk = chunk.replace(b"\r\n", b"\n")
                 saw_cr = saw_cr or b"\r" in chunk
@@ -153,6 +246,9 @@ def stream_window(path: str, offset: int, limit: int) -> Window:
             if not chunk:
                 continue
             breaks = chunk.count(b"\n")
+            if indexable and breaks:  # the line after this chunk's last break starts here
+                mark_lines.append(total + breaks + 1)
+                mark_offsets.append(base + chunk.rfind(b"\n") + 1)
             if total + breaks + 1 < lo or total + 1 > hi:
                 # Nothing of this chunk is inside the window: count only.
                 total += breaks
@@ -184,6 +280,9 @@ def stream_window(path: str, offset: int, limit: int) -> Window:
                 lines.append(tail[:_MAX_KEPT_LINE].decode(enc.codec, "replace"))
     except OSError as exc:
         raise read_failed(path, exc) from exc
-    finally:
-        os.close(fd)
-    return Window(lines, total, hasher.hexdigest(), st, enc, saw_crlf, saw_cr)
+    digest = hasher.hexdigest()
+    if indexable and not saw_cr and consumed == st.st_size:
+        _remember_index(
+            path, LineIndex(_identity(st), digest, total, enc, mark_lines, mark_offsets)
+        )
+    return Window(lines, total, digest, st, enc, saw_crlf, saw_cr)
