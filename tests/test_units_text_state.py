@@ -226,21 +226,6 @@ def test_changed_lines_matches_the_list_form(a: str, b: str) -> None:
 
 
 @given(
-    st.text(st.sampled_from("a\r\n"), max_size=40),
-    st.text(st.sampled_from("a\r\n"), max_size=10),
-    st.data(),
-)
-def test_ending_stats_after_a_splice(old: str, insert: str, data: st.DataObject) -> None:
-    from steadyhand.text.lines import ending_stats_after
-
-    start = data.draw(st.integers(0, len(old)))
-    end = data.draw(st.integers(start, len(old)))
-    new = old[:start] + insert + old[end:]
-    got = ending_stats_after(ending_stats(old), old, new, start, end, start + len(insert))
-    assert got == ending_stats(new)
-
-
-@given(
     st.lists(st.text(st.characters(blacklist_characters="\r\n"), max_size=8), max_size=50),
     st.sampled_from([1, 2, 4090, 4096, 8191, 999_998, 1_000_001]),
 )
@@ -308,3 +293,17 @@ def test_a_session_is_a_bounded_lru_of_records() -> None:
     child = s.fork("child")
     child.drop("a")
     assert "a" in s and "a" not in child
+
+
+@given(st.text(st.sampled_from("a\r\n"), max_size=40), st.data())
+def test_ending_stats_after_several_splices(old: str, data: st.DataObject) -> None:
+    from steadyhand.text.lines import ending_stats_spliced
+    from steadyhand.text.matching import Splice
+
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(old)), max_size=8)))
+    splices = [
+        Splice(a, b, data.draw(st.text(st.sampled_from("a\r\n"), max_size=4)))
+        for a, b in zip(cuts[::2], cuts[1::2], strict=False)
+    ]
+    new = apply_splices(old, splices)
+    assert ending_stats_spliced(ending_stats(old), old, new, splices) == ending_stats(new)

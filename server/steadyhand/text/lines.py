@@ -8,8 +8,9 @@ in the view is spliced into the raw text and every untouched line keeps its endi
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 LineEnding = Literal["lf", "crlf", "cr", "mixed", "none"]
 
@@ -71,23 +72,45 @@ def ending_stats(raw: str) -> EndingStats:
     return EndingStats(lf=lf, crlf=crlf, cr=cr)
 
 
-def ending_stats_after(
-    old: EndingStats, old_raw: str, new_raw: str, start: int, old_end: int, new_end: int
-) -> EndingStats:
-    """The counts of ``new_raw``, which is ``old_raw`` with ``[start, old_end)`` replaced
-    by ``new_raw[start:new_end]``: only the changed region is counted.
+class _Span(Protocol):
+    """A splice: ``text`` replaces ``[start, end)``."""
 
-    The region is widened by one character each side, so a CRLF pair formed or broken
-    at its edges is counted the same way in both texts.
-    """
-    lo = max(0, start - 1)
-    gone = ending_stats(old_raw[lo : old_end + 1])
-    came = ending_stats(new_raw[lo : new_end + 1])
-    return EndingStats(
-        lf=old.lf - gone.lf + came.lf,
-        crlf=old.crlf - gone.crlf + came.crlf,
-        cr=old.cr - gone.cr + came.cr,
-    )
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+def ending_stats_spliced(
+    old: EndingStats, old_raw: str, new_raw: str, splices: Sequence[_Span]
+) -> EndingStats:
+    """The counts of ``new_raw``, which is ``old_raw`` (whose counts are ``old``) with the
+    ordered, non-overlapping raw ``splices`` applied. Only the regions the splices touch
+    are counted, each widened by one character each side, so that a CRLF pair formed or
+    broken at an edge is counted the same way in both texts."""
+    lf, crlf, cr = old.lf, old.crlf, old.cr
+    delta = 0  # how far earlier splices moved the new text
+    i = 0
+    while i < len(splices):
+        start, end = splices[i].start, splices[i].end
+        grow = len(splices[i].text) - (end - start)
+        i += 1
+        while i < len(splices) and splices[i].start - 1 <= end + 1:  # windows touch
+            end = splices[i].end
+            grow += len(splices[i].text) - (splices[i].end - splices[i].start)
+            i += 1
+        lo = max(0, start - 1)
+        gone = ending_stats(old_raw[lo : end + 1])
+        came = ending_stats(new_raw[lo + delta : end + 1 + delta + grow])
+        lf += came.lf - gone.lf
+        crlf += came.crlf - gone.crlf
+        cr += came.cr - gone.cr
+        delta += grow
+    return EndingStats(lf=lf, crlf=crlf, cr=cr)
 
 
 class NewlineMap:

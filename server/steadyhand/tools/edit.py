@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 from steadyhand.documents.snapshot import Snapshot, prime_endings
 from steadyhand.guards.protected import check_writable
@@ -12,7 +13,7 @@ from steadyhand.protocol.params import EditParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.state.file_state import FileRecord, missing_lines, shift_ranges
 from steadyhand.text.diff import region_diff, splices_diff, stat
-from steadyhand.text.lines import ending_stats_after, to_view
+from steadyhand.text.lines import ending_stats_spliced, to_view
 from steadyhand.text.matching import (
     EXACT,
     MARKDOWN_SUFFIXES,
@@ -159,13 +160,12 @@ async def apply_plan(
             path=snap.path,
         )
     newline = snap.endings.dominant
+    rsp: Sequence[Splice]
     if snap.raw is view and newline == "\n":  # no CR anywhere: the view is the raw text
-        new_raw = new_view
-        raw_first, raw_last_end = plan.splices[0].start, plan.splices[-1].end
+        new_raw, rsp = new_view, plan.splices
     else:
         rsp = raw_splices(snap.newline_map, plan.splices, newline)
         new_raw = apply_splices(snap.raw, rsp)
-        raw_first, raw_last_end = rsp[0].start, rsp[-1].end
     data = encode_for(ctx, snap.path, new_raw, snap.encoding)
     if dry_run:
         return _dry_run_result(snap, plan, new_view, summary)
@@ -183,17 +183,7 @@ async def apply_plan(
     )
     after = applied.snapshot
     if after.raw is new_raw:  # carry the line-ending counts over: no pass over the file
-        prime_endings(
-            after,
-            ending_stats_after(
-                snap.endings,
-                snap.raw,
-                new_raw,
-                raw_first,
-                raw_last_end,
-                raw_last_end + len(new_raw) - len(snap.raw),
-            ),
-        )
+        prime_endings(after, ending_stats_spliced(snap.endings, snap.raw, new_raw, rsp))
 
     first_sp, last_sp = plan.splices[0], plan.splices[-1]
     growth = len(new_view) - len(view)
