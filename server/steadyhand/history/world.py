@@ -86,11 +86,13 @@ def _record(
     tool: str,
     session: str,
     splices: Sequence[Splice] | None = None,
+    exact: bool = False,
 ) -> None:
     if before is not None and after is not None and splices:
         # a change at known places: count the lines of a diff around them only
         new_view = after.view
-        planned = new_view == apply_splices(before.view, splices)
+        # ``exact``: the world stored the very text the tool made from the splices
+        planned = exact or new_view == apply_splices(before.view, splices)
         if planned:
             diff = splices_diff(before.view, new_view, splices, name=path)
         else:  # the editor changed more than the splices (a formatter on save)
@@ -160,6 +162,7 @@ class HistoryWorld:
                 tool=change.tool,
                 session=change.session,
                 splices=change.splices,
+                exact=applied.snapshot.raw is change.new_raw,
             )
         )
         if note:

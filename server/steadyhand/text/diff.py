@@ -464,7 +464,7 @@ class _WholeDiff:
 #: The last whole-file diff, kept to be handed out again: a write's result, the secret
 #: scan of its added lines and its history entry all want the diff of the same texts.
 _last_whole: _WholeDiff | None = None
-_MEMO_CHARS = 1 << 20
+_MEMO_CHARS = 1 << 23  # the texts are alive anyway while their change is handled
 
 
 def _whole(old_view: str, new_view: str, name: str) -> _WholeDiff:

@@ -486,12 +486,14 @@ def _search(
             i = haystack.find(needle, i + 1)
     overlap: Candidate | None = None
     if len(found) == 1:
-        j = haystack.find(needle, first + 1)
+        # an overlapping place starts before first + n, so it ends before this:
+        stop = first + 2 * n - 1
+        j = haystack.find(needle, first + 1, stop)
         while 0 <= j < first + n:
             overlap = check(j, j + n)
             if overlap is not None:
                 break
-            j = haystack.find(needle, j + 1)
+            j = haystack.find(needle, j + 1, stop)
     return found, overlap
 
 

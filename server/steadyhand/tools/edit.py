@@ -109,8 +109,23 @@ def plan_one(
     )
 
 
+#: (text, offset, line): the last line number looked up, because checking what the agent
+#: was shown and describing the change both want the line of the same first splice.
+_last_line: tuple[str, int, int] | None = None
+
+
+def _line_at(view: str, offset: int) -> int:
+    global _last_line
+    last = _last_line
+    if last is not None and last[0] is view and last[1] == offset:
+        return last[2]
+    line = view.count("\n", 0, offset) + 1
+    _last_line = (view, offset, line)
+    return line
+
+
 def _span_lines(view: str, sp: Splice) -> tuple[int, int]:
-    first = view.count("\n", 0, sp.start) + 1
+    first = _line_at(view, sp.start)
     last = first + view.count("\n", sp.start, max(sp.start, sp.end - 1))
     return first, last
 
