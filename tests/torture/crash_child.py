@@ -6,9 +6,11 @@ Run as ``python crash_child.py`` with JSON lines on stdin, one per trial::
 
 The forked writer runs Steadyhand's own tools (read, then edit and write, through the
 disk world with fsync, exactly as the server does) on ``target``, version after version
-from ``start``, reporting ``b i`` before and ``d i`` after each version on a pipe. The
+from ``start``, reporting ``b i t`` (``t``: the monotonic clock, ns) before and ``d i`` after each
+version on a pipe. The
 zygote kills it after ``delay`` seconds and answers with one JSON line:
-``{"begun": i, "done": j, "pid": p, "status": ...}``. Importing the server's code once and
+``{"begun": i, "done": j, "pid": p, "lead": s, ...}`` (``lead``: seconds from the fork to
+the first version begun). Importing the server's code once and
 forking keeps a trial at a few milliseconds, so thousands of kills fit in a test run.
 """
 
@@ -85,7 +87,7 @@ async def _writer(ctx: ToolContext, spec: dict[str, Any], out: int) -> None:
         ctx.sessions.get("default").put(record_for(snap, full_range(snap), None))
     while True:
         i += 1
-        os.write(out, b"b %d\n" % i)
+        os.write(out, b"b %d %d\n" % (i, time.monotonic_ns()))
         if is_write(i):
             r = await write_tool.write(ctx, WriteParams(file_path=target, content=content(kind, i)))
         else:
@@ -99,6 +101,7 @@ async def _writer(ctx: ToolContext, spec: dict[str, Any], out: int) -> None:
 
 def _trial(spec: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     rfd, wfd = os.pipe()
+    forked = time.monotonic_ns()
     pid = os.fork()
     if pid == 0:  # the writer
         os.close(rfd)
@@ -116,10 +119,14 @@ def _trial(spec: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     os.close(rfd)
     begun = done = int(spec["start"])
     error = None
+    lead: float | None = None  # seconds from the fork to the first version begun
     for line in b"".join(chunks).decode().splitlines():
         tag, _, value = line.partition(" ")
         if tag == "b":
-            begun = int(value)
+            number, _, when = value.partition(" ")
+            begun = int(number)
+            if lead is None:
+                lead = (int(when) - forked) / 1e9
         elif tag == "d":
             done = int(value)
         elif tag == "e":
@@ -130,6 +137,7 @@ def _trial(spec: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         "pid": pid,
         "killed": os.WIFSIGNALED(status),
         "error": error,
+        "lead": lead,
     }
 
 

@@ -72,19 +72,22 @@ async def test_fork_writer_killed_at_random_points(tmp_path: Path) -> None:
         assert zygote.stdin is not None and zygote.stdout is not None
         version = 0
         seen: set[str] = set()
-        # The first trial (a long one) measures how long a version takes to write.
+        # The first trial (a long one) measures the start-up before the first version
+        # (the lead) and how long a version takes to write; kills then aim past the lead.
         spans: list[float] = []
+        lead = 0.0  # a writer's start-up (fork, first read) before its first version
         try:
             for n in range(int(trials * share)):
                 span = max(spans[-20:], default=0.002 if kind == "small" else 0.05)
-                delay = rng.uniform(0, 2.5 * span) if n else 0.25
+                delay = lead + rng.uniform(0, 2.5 * span) if n else 0.25
                 spec = {"target": str(link), "kind": kind, "delay": delay, "start": version}
                 zygote.stdin.write(json.dumps(spec) + "\n")
                 zygote.stdin.flush()
                 out = json.loads(zygote.stdout.readline())
                 assert out["error"] is None, out
                 if n == 0:
-                    spans.append(0.25 / max(1, out["done"] - version))
+                    lead = out["lead"] or 0.0
+                    spans.append((0.25 - lead) / max(1, out["done"] - version))
                 text = target.read_text()
                 got = _version_of(text)
                 # exactly the last finished version, or exactly the one being written
