@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import sys
 
@@ -73,10 +74,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve":
         _logging(args.log_level, args.log_file)
         _tune_allocator()
-        from steadyhand.server import create_server
-        from steadyhand.transport import serve_stdio
+        # Start-up makes tens of thousands of objects that live as long as the server. The
+        # interpreter's own are set aside first, so that collections while importing do
+        # not walk them again and again; what importing made is set aside at the end, so
+        # that no later collection walks it either.
+        gc.freeze()
+        try:
+            from steadyhand.server import create_server
+            from steadyhand.transport import serve_stdio
 
-        ls = create_server()
+            ls = create_server()
+        finally:
+            gc.freeze()
         if args.tcp:
             ls.start_tcp(args.host, args.port)
         else:

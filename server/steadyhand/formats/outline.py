@@ -10,6 +10,7 @@ only the first lines, a prefix of each line, and a bounded list of entries are k
 from __future__ import annotations
 
 import codecs
+import functools
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -41,30 +42,41 @@ _C_LIKE = frozenset(
     | {".scala", ".swift", ".dart", ".php"}
 )
 
-_PATTERNS: dict[str, re.Pattern[str]] = {
-    "python": re.compile(r"(?:async\s+def|def|class)\s+\w+"),
-    "js": re.compile(
+#: Declaration patterns by language, compiled on first use (most servers never outline).
+_SOURCES: dict[str, tuple[str, int]] = {
+    "python": (r"(?:async\s+def|def|class)\s+\w+", 0),
+    "js": (
         r"(?:export\s+(?:default\s+)?)?(?:declare\s+)?(?:abstract\s+)?"
         r"(?:(?:async\s+)?function\*?\s*\w*\s*[(<]|class\s+\w+|interface\s+\w+|"
         r"type\s+\w+\s*[=<]|enum\s+\w+|namespace\s+\w+|module\.exports\b|"
-        r"(?:const|let|var)\s+\w+\s*(?::[^=]*)?=\s*(?:async\s*)?(?:function\b|\(|\w+\s*=>))"
+        r"(?:const|let|var)\s+\w+\s*(?::[^=]*)?=\s*(?:async\s*)?(?:function\b|\(|\w+\s*=>))",
+        0,
     ),
-    "go": re.compile(r"(?:func|type)\s+(?:\([^)]*\)\s*)?\w+"),
-    "rust": re.compile(
+    "go": (r"(?:func|type)\s+(?:\([^)]*\)\s*)?\w+", 0),
+    "rust": (
         r"(?:pub(?:\([^)]*\))?\s+)?(?:async\s+|const\s+|unsafe\s+|extern\s+\"[^\"]*\"\s+)*"
-        r"(?:fn|struct|enum|trait|impl|mod|type|union|macro_rules!)[\s<]"
+        r"(?:fn|struct|enum|trait|impl|mod|type|union|macro_rules!)[\s<]",
+        0,
     ),
-    "ruby": re.compile(r"(?:class|module|def)\s+\S"),
-    "shell": re.compile(r"(?:function\s+[\w.:-]+|[\w.:-]+\s*\(\s*\))\s*(?:\{|\(|$)"),
-    "c_like": re.compile(
+    "ruby": (r"(?:class|module|def)\s+\S", 0),
+    "shell": (r"(?:function\s+[\w.:-]+|[\w.:-]+\s*\(\s*\))\s*(?:\{|\(|$)", 0),
+    "c_like": (
         r"(?:(?:public|private|protected|internal|static|final|abstract|sealed|open|data|"
         r"export|inline|extern|partial|async|override|virtual|const|unsafe)\s+)*"
         r"(?:class|interface|struct|enum|record|object|trait|namespace|fun|func|function|"
         r"impl|extension|protocol|union|typedef)\b"
-        r"|[A-Za-z_][\w:<>,*& \t]*[\s*&]\**~?[A-Za-z_][\w:]*\s*\([^;]*$"
+        r"|[A-Za-z_][\w:<>,*& \t]*[\s*&]\**~?[A-Za-z_][\w:]*\s*\([^;]*$",
+        0,
     ),
-    "sql": re.compile(r"(?i:create|alter)\s+(?i:or\s+replace\s+)?\w+", re.ASCII),
+    "sql": (r"(?i:create|alter)\s+(?i:or\s+replace\s+)?\w+", re.ASCII),
 }
+
+
+@functools.cache
+def _pattern(lang: str) -> re.Pattern[str]:
+    source, flags = _SOURCES[lang]
+    return re.compile(source, flags)
+
 
 _LANGUAGE_BY_SUFFIX: dict[str, str] = {
     **dict.fromkeys(_PY, "python"),
@@ -147,7 +159,7 @@ class OutlineBuilder:
             if self._fence is None and _HEADING.match(line):
                 return "heading"
             return None
-        pattern = _PATTERNS[lang]
+        pattern = _pattern(lang)
         if pattern.match(line) is None:
             return None
         if lang == "c_like" and (_C_SKIP.match(line) or line.rstrip().endswith((";", ","))):
