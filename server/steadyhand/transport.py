@@ -15,6 +15,8 @@ from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import JsonRPCProtocol
 
+from steadyhand.wire import loads
+
 log = logging.getLogger(__name__)
 
 
@@ -72,7 +74,7 @@ def handle_body(protocol: JsonRPCProtocol, body: bytes) -> None:
     structure an Invalid Params error: a client never waits for an answer that will not come.
     """
     try:
-        data = json.loads(body)
+        data = loads(body)
     except (ValueError, RecursionError):
         _reply_error(protocol, None, -32700, "Parse error: the message is not valid JSON.")
         return

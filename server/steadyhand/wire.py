@@ -1,8 +1,10 @@
-"""JSON on the wire, outgoing: orjson when it is installed (several times faster), the
-standard library otherwise and for whatever orjson declines (lone surrogates, integers
-beyond 64 bits). Incoming messages are parsed by the standard library alone: orjson
-would turn an integer beyond 64 bits into a float, and the protocol's checks must see
-what the client sent."""
+"""JSON on the wire: orjson when it is installed (several times faster both ways), the
+standard library otherwise and for whatever orjson declines or might read differently.
+
+orjson refuses what the standard library accepts beyond strict JSON (NaN, lone
+surrogate escapes) and reads an integer beyond 64 bits as a float; a message it refuses,
+or in which it found any float, is parsed again by the standard library, so the
+protocol's checks always see exactly what the client sent."""
 
 from __future__ import annotations
 
@@ -13,6 +15,29 @@ try:
     import orjson
 except ImportError:  # pragma: no cover - a dependency, but the server works without it
     orjson = None  # type: ignore[assignment]
+
+
+def loads(body: bytes) -> Any:
+    """One JSON message, parsed as the standard library parses it."""
+    if orjson is not None:
+        try:
+            data = orjson.loads(body)
+        except (orjson.JSONDecodeError, RecursionError):
+            pass
+        else:
+            if not _has_float(data):
+                return data
+    return json.loads(body)
+
+
+def _has_float(value: Any) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_has_float(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_float(v) for v in value)
+    return False
 
 
 def dumps(message: Any) -> bytes | None:
