@@ -7,6 +7,7 @@ become JSON-RPC InvalidParams errors. The tools themselves know nothing of LSP.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Awaitable, Callable
@@ -121,6 +122,12 @@ class SteadyhandServer(LanguageServer):
 
     def external_change(self, path: str, kind: str) -> None:
         """A file changed on disk, seen by the watcher or the client's file events."""
+        written = self.editor.own_stats.get(path)
+        if written is not None:  # quickest: exactly as Steadyhand itself wrote it
+            with contextlib.suppress(OSError):
+                st = os.stat(path)
+                if (st.st_size, st.st_mtime_ns) == written:
+                    return
         real = os.path.realpath(path)
         if not self.ctx.sessions.is_tracked(real):
             return

@@ -132,6 +132,8 @@ _WATCH_MASK = (
     | _IN_DONT_FOLLOW
 )
 _EVENT = struct.Struct("iIII")
+#: Seconds between the first event of a burst and reading the burst.
+_BATCH_DELAY = 0.005
 
 
 class _Inotify(_Backend):
@@ -152,7 +154,8 @@ class _Inotify(_Backend):
         #: watch descriptor -> folder path (bytes)
         self._dirs: dict[int, bytes] = {}
         self._overflowed = False
-        loop.add_reader(fd, self._read)
+        self._closed = False
+        loop.add_reader(fd, self._readable)
 
     @classmethod
     def create(cls, loop: asyncio.AbstractEventLoop, on_change: ChangeCallback) -> _Inotify | None:
@@ -201,7 +204,22 @@ class _Inotify(_Backend):
                 continue
         return True
 
+    def _readable(self) -> None:
+        # Events come in bursts (a write makes five or six): read them a moment later,
+        # all at once, after the answer in progress has gone out.
+        self._loop.remove_reader(self._fd)
+        self._loop.call_later(_BATCH_DELAY, self._read)
+
     def _read(self) -> None:
+        if self._closed:
+            return
+        try:
+            self._read_all()
+        finally:
+            if not self._closed:
+                self._loop.add_reader(self._fd, self._readable)
+
+    def _read_all(self) -> None:
         changes: dict[str, str] = {}
         while True:
             try:
@@ -259,6 +277,7 @@ class _Inotify(_Backend):
             changes[path] = kind
 
     def stop(self) -> None:
+        self._closed = True
         with contextlib.suppress(Exception):
             self._loop.remove_reader(self._fd)
         with contextlib.suppress(OSError):
