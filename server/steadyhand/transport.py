@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import os
 import stat
 import sys
 import threading
@@ -36,7 +38,7 @@ class _PipeReader:
 
 def _is_pipe_or_socket(stream: BinaryIO) -> bool:
     try:
-        mode = __import__("os").fstat(stream.fileno()).st_mode
+        mode = os.fstat(stream.fileno()).st_mode
     except (OSError, ValueError):
         return False
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
@@ -124,9 +126,31 @@ async def serve_messages(
         handle_body(protocol, body)
 
 
+#: Pipe capacity asked for on stdin and stdout (Linux; the default is 64 KiB).
+PIPE_BYTES = 1 << 20
+
+
+def widen_pipes(*streams: BinaryIO) -> None:
+    """Let a whole answer (a read of 1,000 lines is about 75 KB) fit in the pipe at once,
+    so that writing it never waits for the client to drain the first 64 KiB."""
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system
+        return
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if set_size is None:
+        return
+    for stream in streams:
+        with contextlib.suppress(OSError, ValueError):
+            fd = stream.fileno()
+            if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                fcntl.fcntl(fd, set_size, PIPE_BYTES)
+
+
 def serve_stdio(server: LanguageServer) -> None:
     """Serve LSP on stdin/stdout; falls back to pygls's own reader for regular files."""
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    widen_pipes(stdin, stdout)
     if not _is_pipe_or_socket(stdin):
         server.start_io(stdin, stdout)
         return
