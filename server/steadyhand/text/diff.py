@@ -127,31 +127,10 @@ def _blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
     return merged
 
 
-def _aligned_blocks(
-    a: list[str], b: list[str], lo: int, ahi: int, bhi: int
-) -> list[tuple[int, int, int]] | None:
-    """Matching blocks of two equally long stretches that mostly agree line for line
-    (lines replaced in place, the usual shape of a rewrite), or None if they do not."""
-    n = ahi - lo
-    if n != bhi - lo or n < 8:
-        return None
-    differ = [k for k, same in enumerate(map(operator.eq, a[lo:ahi], b[lo:bhi])) if not same]
-    if len(differ) * 4 > n:
-        return None
-    blocks: list[tuple[int, int, int]] = []
-    start = 0
-    for k in differ:
-        if k > start:
-            blocks.append((lo + start, lo + start, k - start))
-        start = k + 1
-    if start < n:
-        blocks.append((lo + start, lo + start, n - start))
-    return blocks
-
-
-def _aligned_changes(a: list[str], b: list[str]) -> list[int] | None:
+def _differing(a: list[str], b: list[str]) -> list[int] | None:
     """Where two equally long line lists differ, when they mostly agree line for line
-    (the shape :func:`_aligned_blocks` accepts); None when they do not."""
+    (lines replaced in place, the usual shape of a rewrite: the differing lines span at
+    least 8 lines, and at most a quarter of that span differs); None when they do not."""
     if len(a) != len(b):
         return None
     differ = [k for k, same in enumerate(map(operator.eq, a, b)) if not same]
@@ -161,6 +140,28 @@ def _aligned_changes(a: list[str], b: list[str]) -> list[int] | None:
     if span < 8 or len(differ) * 4 > span:
         return None
     return differ
+
+
+def _aligned_blocks(
+    a: list[str], b: list[str], lo: int, ahi: int, bhi: int
+) -> list[tuple[int, int, int]] | None:
+    """Matching blocks of two stretches that mostly agree line for line, or None."""
+    differ = _differing(a[lo:ahi], b[lo:bhi])
+    if differ is None:
+        return None
+    blocks: list[tuple[int, int, int]] = []
+    start = 0
+    for k in [*differ, ahi - lo]:  # the stretch's end closes the last block
+        if k > start:
+            blocks.append((lo + start, lo + start, k - start))
+        start = k + 1
+    return blocks
+
+
+def _aligned_changes(a: list[str], b: list[str]) -> list[int] | None:
+    """:func:`_differing` of two whole line lists: the shortcut :func:`_unified` takes
+    before building blocks and opcodes."""
+    return _differing(a, b)
 
 
 def _aligned_unified(
@@ -306,25 +307,16 @@ def region_diff(
     ``change_end_new``. Only the lines around that region (plus context) are diffed.
     ``line``: the 1-based line of ``change_start``, when the caller knows it.
     """
-    # Line-aligned window: from CONTEXT lines before the change to CONTEXT lines after.
-    start = old_view.rfind("\n", 0, change_start) + 1
-    back = 0
-    for _ in range(CONTEXT):
-        if start == 0:
-            break
-        start = old_view.rfind("\n", 0, start - 1) + 1
-        back += 1
-    first_line = line - back if line is not None else old_view.count("\n", 0, start) + 1
-    line_end = _after_line_end(old_view, change_end_old) and _after_line_end(
-        new_view, change_end_new
-    )
-    end_old = _forward_lines(old_view, change_end_old, CONTEXT + 1, line_end)
-    end_new = end_old + change_end_new - change_end_old  # the same tail follows in both
-    return unified(
-        split_lines(old_view[start:end_old]),
-        split_lines(new_view[start:end_new]),
+    return _window_diff(
+        old_view,
+        new_view,
+        change_start,
+        change_end_old,
+        shift=0,
+        growth=change_end_new - change_end_old,
+        line=old_view.count("\n", 0, change_start) + 1 if line is None else line,
+        line_shift=0,
         name=name,
-        first_line=first_line,
     )
 
 
