@@ -232,9 +232,8 @@ class HistoryStore:
         self._offset += end
 
     def append(self, entry: Entry) -> None:
-        self.flush()
         self._ensure_dirs()
-        self.refresh()
+        self.refresh()  # which first writes any entry still pending: order is kept
         line = (_entry_json(entry) + "\n").encode("utf-8", "surrogatepass")
         fd = os.open(self.index_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
@@ -342,10 +341,7 @@ class HistoryStore:
         hash of its UTF-8 bytes); a text kept before is then only marked as used."""
         if key is not None:
             with self._lock:
-                blobs = self._blobs if self._blobs is not None else self._scan()
-                path = self._blob_path(key)
-                if key in blobs and os.path.exists(path):
-                    self._touch(key, path, time.time())
+                if self._reuse(key):
                     return key
         data = text.encode("utf-8", "surrogatepass")
         if len(data) > self.max_file_bytes:
@@ -353,14 +349,22 @@ class HistoryStore:
         with self._lock:
             return self._put(data)
 
+    def _reuse(self, key: str) -> bool:
+        """Whether the blob ``key`` is kept already; if so it is marked as just used."""
+        blobs = self._blobs if self._blobs is not None else self._scan()
+        path = self._blob_path(key)
+        if key in blobs and os.path.exists(path):
+            self._touch(key, path, time.time())
+            return True
+        return False
+
     def _put(self, data: bytes) -> str | None:
         key = content_hash(data)
+        if self._reuse(key):
+            return key
         blobs = self._blobs if self._blobs is not None else self._scan()
         path = self._blob_path(key)
         now = time.time()
-        if key in blobs and os.path.exists(path):
-            self._touch(key, path, now)
-            return key
         packed = zlib.compress(data, 1)  # fast: this runs before every change
         if len(packed) > self.max_bytes:
             return None
