@@ -7,7 +7,6 @@ become JSON-RPC InvalidParams errors. The tools themselves know nothing of LSP.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 from collections.abc import Awaitable, Callable
@@ -120,25 +119,28 @@ class SteadyhandServer(LanguageServer):
             self.watcher = Watcher(asyncio.get_running_loop(), self.external_change)
         self.watcher.ensure(list(self.ctx.roots.workspace + self.ctx.roots.allowed))
 
+    def _as_written(self, path: str) -> bool:
+        """Whether ``path`` has exactly the size and time Steadyhand's own write left."""
+        written = self.editor.own_stats.get(path)
+        if written is None:
+            return False
+        try:
+            st = os.stat(path)
+        except OSError:
+            return False
+        return (st.st_size, st.st_mtime_ns) == written
+
     def external_change(self, path: str, kind: str) -> None:
         """A file changed on disk, seen by the watcher or the client's file events."""
-        written = self.editor.own_stats.get(path)
-        if written is not None:  # quickest: exactly as Steadyhand itself wrote it
-            with contextlib.suppress(OSError):
-                st = os.stat(path)
-                if (st.st_size, st.st_mtime_ns) == written:
-                    return
+        if self._as_written(path):  # checked first: the watcher's paths are real already
+            return
         real = os.path.realpath(path)
         if not self.ctx.sessions.is_tracked(real):
             return
         if self.docs.uri_for(real) is not None:
             return  # the open buffer is the truth; its own changes arrive as didChange
-        try:
-            st = os.stat(real)
-            if (st.st_size, st.st_mtime_ns) == self.editor.own_stats.get(real):
-                return  # exactly as Steadyhand itself wrote it
-        except OSError:
-            pass
+        if real != path and self._as_written(real):
+            return
         gone = False
         try:
             # never blocks, never follows a link swapped in: a FIFO put there is refused

@@ -214,18 +214,17 @@ async def apply_plan(
     session.put(record_for(after, shown, None))
     remember(ctx, after)
 
-    if after.view == new_view:  # exactly the planned text: diff around the splices only
+    snippet_last = min(last_new, first_line + 15)
+    if after.view == new_view:
+        # exactly the planned text: diff around the splices, cut the snippet by offset
         diff = splices_diff(view, new_view, plan.splices, name=snap.path, line=first_line)
+        shown_snippet = snippet_at(after.view, first_sp.start, first_line, snippet_last)
     else:  # the editor changed more (a formatter on save): diff the whole changed region
         diff = region_diff(
             view, after.view, first_sp.start, last_sp.end, new_end, name=snap.path, line=first_line
         )
-    ds = stat(diff)
-    snippet_last = min(last_new, first_line + 15)
-    if after.view == new_view:  # locate the lines by offset: no split of the whole file
-        shown_snippet = snippet_at(after.view, first_sp.start, first_line, snippet_last)
-    else:
         shown_snippet = snippet(after.lines, first_line, snippet_last)
+    ds = stat(diff)
     n = plan.replacements
     where = f"line {first_line}" if last_new <= first_line else f"lines {first_line}-{last_new}"
     what = summary or f"replaced {n} occurrence{'s' if n != 1 else ''}"
