@@ -15,7 +15,7 @@ from steadyhand.guards.protected import check_writable
 from steadyhand.guards.secrets import Finding, describe, scan_added
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.text.lines import to_view
-from steadyhand.tools.context import Applied, Change, ToolContext, World
+from steadyhand.tools.context import Applied, Change, WorldLayer
 
 #: Tools that put back content the file held before: never scanned for secrets (an undo
 #: must be able to restore a file that held a credential before the agent touched it).
@@ -25,15 +25,8 @@ RESTORING_TOOLS = frozenset({"undo", "rewind"})
 _THREAD_CHARS = 1 << 20
 
 
-class GuardedWorld:
+class GuardedWorld(WorldLayer):
     """A world that refuses what may not be written and reports credentials being added."""
-
-    def __init__(self, inner: World, ctx: ToolContext) -> None:
-        self.inner = inner
-        self.ctx = ctx
-
-    def current(self, path: str) -> Snapshot | None:
-        return self.inner.current(path)
 
     async def apply(self, change: Change) -> Applied:
         check_writable(self.ctx, change.path, change.session)

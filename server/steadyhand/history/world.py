@@ -24,7 +24,7 @@ from steadyhand.text.diff import splices_diff, stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
 from steadyhand.text.lines import count_lines
 from steadyhand.text.matching import Splice, apply_splices
-from steadyhand.tools.context import Applied, Change, ToolContext, World
+from steadyhand.tools.context import Applied, Change, ToolContext, World, WorldLayer
 
 log = logging.getLogger(__name__)
 
@@ -134,15 +134,8 @@ def _label(before: Snapshot | None, after: Snapshot | None) -> str:
     return snap.encoding.label if snap is not None else "utf-8"
 
 
-class HistoryWorld:
+class HistoryWorld(WorldLayer):
     """A world that keeps every version it replaces (see the module docstring)."""
-
-    def __init__(self, inner: World, ctx: ToolContext) -> None:
-        self.inner = inner
-        self.ctx = ctx
-
-    def current(self, path: str) -> Snapshot | None:
-        return self.inner.current(path)
 
     async def apply(self, change: Change) -> Applied:
         store = self.ctx.history

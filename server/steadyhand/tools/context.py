@@ -62,6 +62,18 @@ class World(Protocol):
         """Make the change's new text the file's content, or raise ToolError."""
 
 
+class WorldLayer:
+    """A world wrapped around another: where content comes from passes through, and
+    :meth:`apply` adds its own step before or after handing the change inward."""
+
+    def __init__(self, inner: World, ctx: ToolContext) -> None:
+        self.inner = inner
+        self.ctx = ctx
+
+    def current(self, path: str) -> Snapshot | None:
+        return self.inner.current(path)
+
+
 @dataclass
 class ToolContext:
     settings: Settings
