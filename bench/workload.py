@@ -95,7 +95,7 @@ def ensure_log(cache: str, size_mib: int) -> LogFile | None:
 
 
 def ensure_tree(cache: str, n_files: int, per_dir: int = 1000) -> tuple[str, list[str]]:
-    """A folder of ``n_files`` small (~150 byte) files, generated once; returns paths."""
+    """A folder of ``n_files`` small (~75 byte) files, generated once; returns paths."""
     root = os.path.join(cache, f"tree-{n_files}")
     done = os.path.join(root, ".complete")
     paths = [os.path.join(root, f"d{i // per_dir:04d}", f"f{i:07d}.py") for i in range(n_files)]

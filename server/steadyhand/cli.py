@@ -7,7 +7,7 @@ import gc
 import logging
 import sys
 
-from steadyhand import __version__
+from steadyhand import __version__, allocator
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -41,39 +41,11 @@ def _logging(level: str, log_file: str | None) -> None:
     logging.getLogger("pygls").setLevel(max(logging.WARNING, getattr(logging, level)))
 
 
-#: glibc's mallopt parameters
-_M_TRIM_THRESHOLD = -1
-_M_MMAP_THRESHOLD = -3
-
-
-def _tune_allocator() -> None:
-    """Let glibc keep freed blocks of up to a few MB for reuse.
-
-    Every edit of a file of a few hundred KB allocates several blocks that size (the
-    bytes read, the text, the new text, the encoded bytes). By default each such block
-    is a fresh ``mmap``, and touching its pages costs more than the work done in it:
-    about 0.5 ms for an edit of a 650 KB file. Blocks under 8 MiB now come from the heap
-    and are reused, and up to 32 MiB of free heap is kept rather than handed back.
-    Elsewhere than glibc this does nothing.
-    """
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None)
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):
-        return
-    mallopt(_M_MMAP_THRESHOLD, 8 << 20)
-    mallopt(_M_TRIM_THRESHOLD, 32 << 20)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
         _logging(args.log_level, args.log_file)
-        _tune_allocator()
+        allocator.tune()
         # Start-up makes tens of thousands of objects that live as long as the server. The
         # interpreter's own are set aside first, so that collections while importing do
         # not walk them again and again; what importing made is set aside at the end, so

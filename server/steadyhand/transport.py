@@ -17,6 +17,7 @@ from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import JsonRPCProtocol
 
+from steadyhand.allocator import IdleTrim
 from steadyhand.wire import loads
 
 log = logging.getLogger(__name__)
@@ -101,7 +102,10 @@ def handle_body(protocol: JsonRPCProtocol, body: bytes) -> None:
 
 
 async def serve_messages(
-    reader: _PipeReader, protocol: JsonRPCProtocol, stop: threading.Event
+    reader: _PipeReader,
+    protocol: JsonRPCProtocol,
+    stop: threading.Event,
+    idle: IdleTrim | None = None,
 ) -> None:
     """The message loop: ``Content-Length`` framing, any header order or case."""
     while not stop.is_set():
@@ -123,6 +127,8 @@ async def serve_messages(
         body = await reader.readexactly(length)
         if len(body) < length:
             return
+        if idle is not None:
+            idle.message()
         handle_body(protocol, body)
 
 
@@ -162,7 +168,12 @@ def serve_stdio(server: LanguageServer) -> None:
         server.protocol.set_writer(StdoutWriter(stdout))
         stop = threading.Event()
         server._stop_event = stop
-        await serve_messages(_PipeReader(reader), server.protocol, stop)
+        idle = IdleTrim()
+        idle.start(loop)
+        try:
+            await serve_messages(_PipeReader(reader), server.protocol, stop, idle)
+        finally:
+            idle.stop()
 
     try:
         asyncio.run(main())

@@ -363,9 +363,10 @@ async def _read_notebook(ctx: ToolContext, p: ReadParams, path: str) -> Result |
     start = max(1, p.offset or 1)
     header = f"{path}: Jupyter notebook ({nb.language}), {total} cell(s)."
     if total == 0 or start > total:
-        rec = record_for(snap, base, key if total == 0 else None).replace(total_lines=total)
+        rec = record_for(snap, base, key if total == 0 else None, remember(ctx, snap)).replace(
+            total_lines=total
+        )
         session.put(rec)
-        remember(ctx, snap)
         text = (
             f"{header} It has no cells; add one with notebookEdit (edit_mode=insert)."
             if total == 0
@@ -388,8 +389,7 @@ async def _read_notebook(ctx: ToolContext, p: ReadParams, path: str) -> Result |
         used += cost
         last = cell.index
     shown = merge_ranges(base, (start, last))
-    session.put(record_for(snap, shown, key).replace(total_lines=total))
-    remember(ctx, snap)
+    session.put(record_for(snap, shown, key, remember(ctx, snap)).replace(total_lines=total))
     images = await asyncio.to_thread(_deliver_outputs, ctx, path, outputs)
     notes: list[str] = []
     if last < total:
@@ -503,8 +503,7 @@ def outline_snapshot(ctx: ToolContext, p: ReadParams, snap: Snapshot, tokens: in
     prev = session.get(snap.path)
     base = prev.shown if (prev is not None and not is_stale(prev, snap)) else ()
     shown = merge_ranges(base, (1, len(ol.head))) if ol.head else base
-    session.put(record_for(snap, shown, None))
-    remember(ctx, snap)
+    session.put(record_for(snap, shown, None, remember(ctx, snap)))
     reason = (
         f"{snap.path} is too long to read at once (about {tokens:,} tokens, over the "
         f"{s.max_read_tokens:,}-token limit; {ol.total_lines:,} lines)."

@@ -8,10 +8,13 @@ session is a bounded LRU of records, so forking one for a sub-agent is a shallow
 from __future__ import annotations
 
 import dataclasses
+import json
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
+
+from steadyhand.state.packed_table import PackedTable
 
 Source = Literal["disk", "buffer"]
 Range = tuple[int, int]  # 1-based, inclusive line numbers
@@ -91,6 +94,8 @@ class FileRecord:
     version: int | None = None
     #: Set when a watcher saw the file change behind the agent's back.
     stale: bool = False
+    #: Where the content store keeps the text this record stands for (0: not kept).
+    stored: int = 0
 
     @property
     def full_view(self) -> bool:
@@ -104,17 +109,19 @@ class FileRecord:
 
 # -- packed records ---------------------------------------------------------------------
 #
-# A session may track many thousands of files, so each record is kept as one ``bytes``
-# value (about 80 bytes with its object header, against some 400 for the dataclass with
-# its strings and integers) and becomes a :class:`FileRecord` again when it is looked up.
-# Layout: flags, two small-string indexes, the 16-byte hash, mtime, size, line count, then
-# the optional parts the flags announce: another view hash, the version, the last read,
+# A session may track many thousands of files, so each record is kept as a few dozen bytes
+# (see :mod:`steadyhand.state.packed_table`) and becomes a :class:`FileRecord` again when
+# it is looked up. Layout: flags, two small-string indexes, the 16-byte hash, mtime, size
+# and line count (32-bit unless the flags say otherwise), then the optional parts the
+# flags announce: another view hash, the version, the last read, where the text is kept,
 # the shown ranges (unless they are exactly the whole file).
 
-_HEAD = struct.Struct("<BBB16sqqQ")
+_HEAD = struct.Struct("<HBB16sqII")
+_HEAD_WIDE = struct.Struct("<HBB16sqQQ")
 _DIGEST = struct.Struct("<16s")
 _VERSION = struct.Struct("<q")
 _LAST_READ = struct.Struct("<qq")
+_STORED = struct.Struct("<Q")
 _COUNT = struct.Struct("<I")
 _RANGE = struct.Struct("<QQ")
 
@@ -126,8 +133,12 @@ _READ_NONE = 8  # last_read is None
 _HAS_VERSION = 16
 _STALE = 32
 _READ_WHOLE = 64  # last_read is (None, None): a whole-file read
+_WIDE = 128  # size and line count take 64 bits each
+_HAS_STORED = 256
 
 _WHOLE_READ: tuple[int | None, int | None] = (None, None)
+_U32 = 1 << 32
+_U64 = 1 << 64
 
 #: Encoding and line-ending labels, each stored once; records keep their index.
 _LABELS: list[str] = []
@@ -155,21 +166,25 @@ def _opt(value: int | None) -> int:
     return -1 if value is None else value
 
 
-def pack(rec: FileRecord) -> bytes | FileRecord:
-    """``rec`` as compact bytes, or ``rec`` itself when it does not fit the layout."""
+def pack(rec: FileRecord) -> bytes | None:
+    """``rec`` as compact bytes, or None when it does not fit the layout."""
     digest = _digest(rec.hash)
     enc, ending = _label(rec.encoding), _label(rec.line_ending)
     if digest is None or enc is None or ending is None or rec.size < 0 or rec.total_lines < 0:
-        return rec
+        return None
+    if rec.size >= _U64 or rec.total_lines >= _U64 or not -(1 << 63) <= rec.mtime_ns < 1 << 63:
+        return None
     flags = _BUFFER if rec.source == "buffer" else 0
     tail: list[bytes] = []
     if rec.view_hash != rec.hash:
         view = _digest(rec.view_hash)
         if view is None:
-            return rec
+            return None
         flags |= _OWN_VIEW
         tail.append(view)
     if rec.version is not None:
+        if not -(1 << 63) <= rec.version < 1 << 63:
+            return None
         flags |= _HAS_VERSION
         tail.append(_VERSION.pack(rec.version))
     if rec.last_read is None:
@@ -178,27 +193,60 @@ def pack(rec: FileRecord) -> bytes | FileRecord:
         flags |= _READ_WHOLE
     else:
         offset, limit = rec.last_read
-        if (offset is not None and offset < 0) or (limit is not None and limit < 0):
-            return rec
+        if not all(v is None or 0 <= v < 1 << 63 for v in rec.last_read):
+            return None
         tail.append(_LAST_READ.pack(_opt(offset), _opt(limit)))
+    if rec.stored:
+        if not 0 < rec.stored < _U64:
+            return None
+        flags |= _HAS_STORED
+        tail.append(_STORED.pack(rec.stored))
     if rec.stale:
         flags |= _STALE
     if rec.shown == ((1, rec.total_lines),):
         flags |= _WHOLE_SHOWN
     else:
-        if any(lo < 0 or hi < 0 for lo, hi in rec.shown):
-            return rec
+        if any(not (0 <= lo < _U64 and 0 <= hi < _U64) for lo, hi in rec.shown):
+            return None
         tail.append(_COUNT.pack(len(rec.shown)))
         tail.extend(_RANGE.pack(lo, hi) for lo, hi in rec.shown)
-    head = _HEAD.pack(flags, enc, ending, digest, rec.mtime_ns, rec.size, rec.total_lines)
+    head_struct = _HEAD
+    if rec.size >= _U32 or rec.total_lines >= _U32:
+        flags |= _WIDE
+        head_struct = _HEAD_WIDE
+    head = head_struct.pack(flags, enc, ending, digest, rec.mtime_ns, rec.size, rec.total_lines)
     return head + b"".join(tail) if tail else head
 
 
-def unpack(path: str, data: bytes | FileRecord) -> FileRecord:
-    if isinstance(data, FileRecord):
-        return data
-    flags, enc, ending, digest, mtime_ns, size, total = _HEAD.unpack_from(data)
-    pos = _HEAD.size
+#: First two bytes of a record kept as JSON because it does not fit the packed layout.
+_ODD = b"\xff\xff"
+
+
+def pack_any(rec: FileRecord) -> bytes:
+    """``rec`` packed, or as JSON when its fields do not fit the packed layout."""
+    packed = pack(rec)
+    if packed is not None:
+        return packed
+    fields = dataclasses.asdict(rec)
+    del fields["path"]
+    return _ODD + json.dumps(fields).encode("utf-8", "surrogatepass")
+
+
+def unpack_any(path: str, data: bytes) -> FileRecord:
+    if not data.startswith(_ODD):
+        return unpack(path, data)
+    fields = json.loads(data[len(_ODD) :].decode("utf-8", "surrogatepass"))
+    fields["shown"] = tuple(tuple(r) for r in fields["shown"])
+    if fields["last_read"] is not None:
+        fields["last_read"] = tuple(fields["last_read"])
+    return FileRecord(path=path, **fields)
+
+
+def unpack(path: str, data: bytes) -> FileRecord:
+    flags = data[0] | data[1] << 8
+    head = _HEAD_WIDE if flags & _WIDE else _HEAD
+    _, enc, ending, digest, mtime_ns, size, total = head.unpack_from(data)
+    pos = head.size
     hex_hash = digest.hex()
     view_hash = hex_hash
     if flags & _OWN_VIEW:
@@ -215,6 +263,10 @@ def unpack(path: str, data: bytes | FileRecord) -> FileRecord:
         offset, limit = _LAST_READ.unpack_from(data, pos)
         pos += _LAST_READ.size
         last_read = (None if offset < 0 else offset, None if limit < 0 else limit)
+    stored = 0
+    if flags & _HAS_STORED:
+        stored = _STORED.unpack_from(data, pos)[0]
+        pos += _STORED.size
     shown: tuple[Range, ...]
     if flags & _WHOLE_SHOWN:
         shown = ((1, total),)
@@ -236,61 +288,60 @@ def unpack(path: str, data: bytes | FileRecord) -> FileRecord:
         last_read=last_read,
         version=version,
         stale=bool(flags & _STALE),
+        stored=stored,
     )
 
 
 class Session:
     """One agent's file-state cache: an LRU of :class:`FileRecord` keyed by real path.
 
-    Records are stored packed (see :func:`pack`); a plain dict keeps them in use order
-    (a record looked up or stored moves to the end; the oldest goes first when full).
+    Records are stored packed (see :func:`pack_any`) in a :class:`PackedTable`, which keeps
+    them in use order (a record looked up or stored becomes the most recent; the oldest
+    goes first when the session is full).
     """
 
     def __init__(self, name: str, max_files: int, *, read_only: bool = False) -> None:
         self.name = name
         self.max_files = max_files
         self.read_only = read_only
-        self._records: dict[str, bytes | FileRecord] = {}
+        self._records = PackedTable()
 
     def __len__(self) -> int:
         return len(self._records)
 
     def __iter__(self) -> Iterator[FileRecord]:
-        return iter([unpack(p, d) for p, d in self._records.items()])
+        return iter([unpack_any(p, d) for p, d in self._records.items()])
 
     def __contains__(self, path: str) -> bool:
         return path in self._records
 
+    def paths(self) -> list[str]:
+        return [p for p, _ in self._records.items()]
+
     def peek(self, path: str) -> FileRecord | None:
         """The record of ``path`` without counting it as used."""
-        data = self._records.get(path)
-        return None if data is None else unpack(path, data)
+        data = self._records.get(path, touch=False)
+        return None if data is None else unpack_any(path, data)
 
     def get(self, path: str) -> FileRecord | None:
-        data = self._records.pop(path, None)
-        if data is None:
-            return None
-        self._records[path] = data  # now the most recently used
-        return unpack(path, data)
+        data = self._records.get(path)
+        return None if data is None else unpack_any(path, data)
 
     def put(self, record: FileRecord) -> None:
-        records = self._records
-        records.pop(record.path, None)
-        records[record.path] = pack(record)
-        while len(records) > self.max_files:
-            del records[next(iter(records))]
+        self._records.set(record.path, pack_any(record))
+        if len(self._records) > self.max_files:
+            self._records.evict_to(self.max_files)
 
     def replace(self, record: FileRecord) -> None:
         """Store ``record`` in place of the current one, keeping its place in the order."""
-        if record.path in self._records:
-            self._records[record.path] = pack(record)
+        self._records.set(record.path, pack_any(record), touch=False, only_existing=True)
 
     def drop(self, path: str) -> None:
-        self._records.pop(path, None)
+        self._records.pop(path)
 
     def fork(self, name: str, *, read_only: bool = False) -> Session:
         child = Session(name, self.max_files, read_only=read_only)
-        child._records = dict(self._records)  # packed records are immutable: share them
+        child._records = self._records.copy()
         return child
 
 
@@ -350,4 +401,4 @@ class SessionRegistry:
         return any(path in s for s in self._sessions.values())
 
     def tracked_paths(self) -> set[str]:
-        return {p for s in self._sessions.values() for p in s._records}
+        return {p for s in self._sessions.values() for p in s.paths()}

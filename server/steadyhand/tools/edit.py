@@ -211,8 +211,7 @@ async def apply_plan(
     else:
         shown = shift_ranges(rec.shown, first_line, last_old, last_new)
     session = ctx.sessions.get(session_name)
-    session.put(record_for(after, shown, None))
-    remember(ctx, after)
+    session.put(record_for(after, shown, None, remember(ctx, after)))
 
     snippet_last = min(last_new, first_line + 15)
     if after.view == new_view:

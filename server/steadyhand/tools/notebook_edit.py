@@ -193,8 +193,7 @@ async def _apply(
     else:
         shown = shift_ranges(rec.shown, i, i, i)
     session = ctx.sessions.get(p.session)
-    session.put(record_for(after, shown, None).replace(total_lines=total))
-    remember(ctx, after)
+    session.put(record_for(after, shown, None, remember(ctx, after)).replace(total_lines=total))
 
     name = f"{path}#{change.cell_id}"
     diff = whole_diff(change.old_source, change.new_source, name=name.lstrip("/"))

@@ -76,8 +76,7 @@ def _read_snapshot(
     base_shown = prev.shown if (prev is not None and same_content) else ()
 
     if total == 0:
-        session.put(record_for(snap, base_shown, key))
-        remember(ctx, snap)
+        session.put(record_for(snap, base_shown, key, remember(ctx, snap)))
         return success(
             f"{snap.path} exists but is empty (0 lines).",
             type="text",
@@ -86,8 +85,7 @@ def _read_snapshot(
             **fields,
         )
     if start > total:
-        session.put(record_for(snap, base_shown, None))
-        remember(ctx, snap)
+        session.put(record_for(snap, base_shown, None, remember(ctx, snap)))
         return success(
             f"{snap.path} has only {total} line(s), so offset {start} is past its end. "
             f"Read with an offset between 1 and {total}.",
@@ -100,8 +98,7 @@ def _read_snapshot(
     body, cut = number_lines(lines[start - 1 : end], start, s.max_line_chars)
     if whole and estimate_tokens(body) > s.max_read_tokens:
         raise formats.outline_snapshot(ctx, p, snap, estimate_tokens(body))
-    session.put(record_for(snap, merge_ranges(base_shown, (start, end)), key))
-    remember(ctx, snap)
+    session.put(record_for(snap, merge_ranges(base_shown, (start, end)), key, remember(ctx, snap)))
     notes = _notes(snap, start, end, total, cut)
     message = body + ("\n\n" + " ".join(notes) if notes else "")
     return success(

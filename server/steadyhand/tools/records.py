@@ -16,7 +16,10 @@ def record_for(
     snap: Snapshot,
     shown: tuple[Range, ...],
     last_read: tuple[int | None, int | None] | None,
+    stored: int = 0,
 ) -> FileRecord:
+    """The record of ``snap``; ``stored`` is where the content store keeps its text (see
+    :func:`remember`)."""
     return FileRecord(
         path=snap.path,
         hash=snap.hash,
@@ -30,6 +33,7 @@ def record_for(
         shown=_SHARED_RANGES.setdefault(shown, shown) if len(_SHARED_RANGES) < 65536 else shown,
         last_read=_WHOLE_READ if last_read == _WHOLE_READ else last_read,
         version=snap.version,
+        stored=stored,
     )
 
 
@@ -56,9 +60,10 @@ def full_range(snap: Snapshot) -> tuple[Range, ...]:
     return ((1, n),) if n else ()
 
 
-def remember(ctx: ToolContext, snap: Snapshot) -> None:
-    """Keep the text in the content store so a later stale refusal can show a diff."""
-    ctx.store.put(snap.view_hash, snap.view)
+def remember(ctx: ToolContext, snap: Snapshot) -> int:
+    """Keep the text in the content store so a later stale refusal can show a diff;
+    returns where it is kept, for the record."""
+    return ctx.store.put(snap.view_hash, snap.view)
 
 
 def require_read(session: Session, path: str, tool: str) -> FileRecord:
@@ -84,15 +89,14 @@ def refuse_if_stale(
     """
     if not is_stale(rec, snap):
         return
-    seen = ctx.store.get(rec.view_hash)
+    seen = ctx.store.get(rec.view_hash, rec.stored)
     diff = ""
     if seen is not None:
         diff = whole_diff(seen, snap.view, name=_name(snap.path))
     n_lines = diff.count("\n")
     if diff and n_lines <= ctx.settings.stale_diff_max_lines:
         shown = full_range(snap) if rec.full_view else rec.shown
-        session.put(record_for(snap, shown, None))
-        remember(ctx, snap)
+        session.put(record_for(snap, shown, None, remember(ctx, snap)))
         raise ToolError(
             ErrorCode.STALE,
             f"{snap.path} was changed by someone else since you read it, so the {tool} was "

@@ -251,8 +251,7 @@ async def restore(
     data = encode_for(ctx, path, text, enc)
     applied = await ctx.world.apply(Change(path, now, text, data, enc, tool, session=session))
     after = applied.snapshot
-    ctx.sessions.get(session).put(record_for(after, full_range(after), None))
-    remember(ctx, after)
+    ctx.sessions.get(session).put(record_for(after, full_range(after), None, remember(ctx, after)))
     return applied
 
 

@@ -83,8 +83,9 @@ async def create_file(
         Change(path, None, content, data, UTF8, tool, session=session_name)
     )
     after = applied.snapshot
-    ctx.sessions.get(session_name).put(record_for(after, full_range(after), None))
-    remember(ctx, after)
+    ctx.sessions.get(session_name).put(
+        record_for(after, full_range(after), None, remember(ctx, after))
+    )
     lines = count_lines(to_view(content))
     message = f"File created successfully at: {path} (wrote {lines} lines, {len(data)} bytes)."
     if applied.note:
@@ -170,8 +171,7 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
         after = applied.snapshot
         if after.raw is p.content:
             prime_endings(after, new_endings)
-        session.put(record_for(after, full_range(after), None))
-        remember(ctx, after)
+        session.put(record_for(after, full_range(after), None, remember(ctx, after)))
         message = (
             f"The file {path} has been updated successfully. {before_lines} line(s) before, "
             f"{after_lines} line(s) after (≈ +{ds.added} / -{ds.removed})."
