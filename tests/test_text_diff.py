@@ -139,3 +139,16 @@ def test_lines_replaced_in_place_give_the_general_diff(data: st.DataObject) -> N
         diff._aligned_changes = shortcut
     assert fast == general
     assert apply_unified(old, fast[0]) == new
+
+
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", "", "d e"]), max_size=12),
+    st.integers(0, 11),
+    st.sampled_from(["a", "x", "", "b", "y z"]),
+)
+def test_one_replaced_line_diffs_as_difflib_does(old: list[str], k: int, line: str) -> None:
+    new = list(old)
+    if new:
+        new[k % len(new)] = line
+    ref = "\n".join(difflib.unified_diff(old, new, "a/f", "b/f", lineterm="", n=3))
+    assert unified(old, new, name="f") == (ref + "\n" if ref else "")

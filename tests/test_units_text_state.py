@@ -308,3 +308,35 @@ def test_ending_stats_after_several_splices(old: str, data: st.DataObject) -> No
     ]
     new = apply_splices(old, splices)
     assert ending_stats_spliced(ending_stats(old), old, new, splices) == ending_stats(new)
+
+
+@given(st.text("ab\n", max_size=60), st.lists(st.integers(0, 60), max_size=8))
+def test_line_lookups_in_any_order_count_from_the_start(view: str, offsets: list[int]) -> None:
+    from steadyhand.tools.edit import _line_at
+
+    for off in offsets:
+        off = min(off, len(view))
+        assert _line_at(view, off) == view.count("\n", 0, off) + 1
+
+
+_glob_parts = st.sampled_from(["a", "b", "*", "?", "**", ".git", "[ab]", "[!a]", "x.*"])
+
+
+@given(
+    st.lists(st.lists(_glob_parts, min_size=1, max_size=3).map("/".join), max_size=5),
+    st.lists(st.sampled_from(["a", "b", "ab", ".git", "x.y", "c"]), min_size=1, max_size=4),
+)
+def test_one_pass_over_several_globs_finds_the_first_that_matches(
+    globs: list[str], parts: list[str]
+) -> None:
+    import os
+
+    from steadyhand.paths.globs import first_match, matches, relative_to
+
+    root = "/w"
+    path = root + "/" + "/".join(parts)
+    rel = relative_to(path, root)
+    assert rel == os.path.relpath(path, root)
+    expected = next((g for g in globs if matches(g, path, rel)), None)
+    assert first_match(globs, path, rel) == expected
+    assert first_match(globs, path) == next((g for g in globs if matches(g, path)), None)

@@ -7,10 +7,8 @@ paths (``denyGlobs``) are refused earlier, by path resolution, for reads as well
 
 from __future__ import annotations
 
-import os
-
 from steadyhand.config import DEFAULT_PROTECTED_GLOBS
-from steadyhand.paths.globs import matches
+from steadyhand.paths.globs import first_match, relative_to
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.tools.context import ToolContext
 
@@ -21,7 +19,7 @@ DEFAULT_PROTECTED = DEFAULT_PROTECTED_GLOBS
 def _relative(ctx: ToolContext, path: str) -> str | None:
     for root in (*ctx.roots.workspace, *ctx.roots.allowed):
         if path == root or path.startswith(root.rstrip("/") + "/"):
-            return os.path.relpath(path, root)
+            return relative_to(path, root)
     return None
 
 
@@ -30,11 +28,7 @@ def protected_pattern(ctx: ToolContext, path: str) -> str | None:
     s = ctx.settings
     if s.allow_protected_writes:
         return None
-    rel = _relative(ctx, path)
-    for pattern in s.protected_globs:
-        if matches(pattern, path, rel):
-            return pattern
-    return None
+    return first_match(s.protected_globs, path, _relative(ctx, path))
 
 
 def is_read_only(ctx: ToolContext, session: str) -> bool:

@@ -176,14 +176,30 @@ def added_lines(old_view: str | None, new_view: str) -> list[tuple[int, str]]:
     return out
 
 
-def _anchored_hints() -> tuple[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]]:
-    """The hints split into those searched for alone and groups sharing a two-character
-    start (``gh``, ``gl``): a text without the start needs no search for its group."""
+#: The characters of the hints, rarest in source code first (counted over the Python
+#: standard library and some TypeScript and JavaScript). Finding one character is a
+#: ``memchr``, some 50 times faster than finding a string of several; where a hint's
+#: rarest character is missing, the hint cannot be there and is not searched for.
+_RARITY = "JYKXVHBzOF5PC3RISAEGTkxwv-yb=gh.mufp_cdloinarste "
+
+
+def _rarest(hint: str) -> str:
+    return min(hint, key=lambda c: _RARITY.find(c) % (len(_RARITY) + 1))
+
+
+def _anchored_hints() -> tuple[
+    tuple[tuple[str, str], ...], tuple[tuple[str, str, tuple[str, ...]], ...]
+]:
+    """The hints, each with its rarest character: those searched for alone, and groups
+    sharing a two-character start (``gh``, ``gl``), searched for only when the start is
+    there."""
     by_start: dict[str, list[str]] = {}
     for hint in HINTS:
         by_start.setdefault(hint[:2], []).append(hint)
-    alone = tuple(h for group in by_start.values() if len(group) < 3 for h in group)
-    grouped = tuple((start, tuple(g)) for start, g in by_start.items() if len(g) >= 3)
+    alone = tuple((_rarest(h), h) for g in by_start.values() if len(g) < 3 for h in g)
+    grouped = tuple(
+        (_rarest(start), start, tuple(g)) for start, g in by_start.items() if len(g) >= 3
+    )
     return alone, grouped
 
 
@@ -192,10 +208,10 @@ _ALONE, _GROUPED = _anchored_hints()
 
 def has_hint(text: str) -> bool:
     """Whether ``text`` holds any piece a credential pattern needs (a quick pre-check)."""
-    if any(hint in text for hint in _ALONE):
+    if any(c in text and hint in text for c, hint in _ALONE):
         return True
-    for start, group in _GROUPED:
-        if start in text and any(hint in text for hint in group):
+    for c, start, group in _GROUPED:
+        if c in text and start in text and any(hint in text for hint in group):
             return True
     folded = text.lower()
     return any(hint in folded for hint in HINTS_ANY_CASE)

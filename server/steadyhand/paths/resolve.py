@@ -14,7 +14,7 @@ import stat
 from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
 
-from steadyhand.paths.globs import matches
+from steadyhand.paths.globs import first_match, relative_to
 from steadyhand.protocol.errors import ErrorCode, ToolError
 
 MAX_PATH_BYTES = 4096
@@ -166,15 +166,14 @@ def resolve(file_path: str, roots: Roots) -> ResolvedPath:
             "folder to the allowedPaths setting.",
             path=real,
         )
-    rel = os.path.relpath(real, root)
-    for pattern in roots.deny_globs:
-        if matches(pattern, real, rel):
-            raise ToolError(
-                ErrorCode.DENIED,
-                f"{file_path} matches the deny pattern {pattern!r}; agents may not read or "
-                "write it. Leave this file alone or ask the user.",
-                path=real,
-            )
+    pattern = first_match(roots.deny_globs, real, relative_to(real, root))
+    if pattern is not None:
+        raise ToolError(
+            ErrorCode.DENIED,
+            f"{file_path} matches the deny pattern {pattern!r}; agents may not read or "
+            "write it. Leave this file alone or ask the user.",
+            path=real,
+        )
     return ResolvedPath(real, real, root, st)
 
 

@@ -241,8 +241,31 @@ def _unique_anchors(
 SMALL_DIFF = 400
 
 
+def _one_line_replaced(a: list[str], b: list[str]) -> list[Opcode] | None:
+    """The opcodes of two equally long lists that differ in one line, when neither
+    version of that line appears anywhere on the other side (the usual one-line edit);
+    None otherwise. difflib gives the same: no matching block can use that line, so its
+    longest blocks are the common head and tail."""
+    n = len(a)
+    if n != len(b):
+        return None
+    k = 0
+    while k < n and a[k] == b[k]:
+        k += 1
+    if k == n or a[k + 1 :] != b[k + 1 :] or a[k] in b or b[k] in a:
+        return None
+    codes: list[Opcode] = [("equal", 0, k, 0, k)] if k else []
+    codes.append(("replace", k, k + 1, k, k + 1))
+    if k + 1 < n:
+        codes.append(("equal", k + 1, n, k + 1, n))
+    return codes
+
+
 def _opcodes(a: list[str], b: list[str]) -> list[Opcode]:
     if len(a) + len(b) < SMALL_DIFF:
+        one = _one_line_replaced(a, b)
+        if one is not None:
+            return one
         return list(difflib.SequenceMatcher(None, a, b).get_opcodes())
     codes: list[Opcode] = []
     i = j = 0

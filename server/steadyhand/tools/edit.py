@@ -109,17 +109,25 @@ def plan_one(
     )
 
 
-#: (text, offset, line): the last line number looked up, because checking what the agent
-#: was shown and describing the change both want the line of the same first splice.
+#: (text, offset, line): the last line number looked up. Checking what the agent was
+#: shown and describing the change want the lines of the same splices, in order, so the
+#: next lookup in the same text counts only the newlines in between.
 _last_line: tuple[str, int, int] | None = None
 
 
 def _line_at(view: str, offset: int) -> int:
     global _last_line
     last = _last_line
-    if last is not None and last[0] is view and last[1] == offset:
-        return last[2]
-    line = view.count("\n", 0, offset) + 1
+    if last is not None and last[0] is view:
+        _, at, line = last
+        if at <= offset:
+            line += view.count("\n", at, offset)
+        elif at - offset < offset:
+            line -= view.count("\n", offset, at)
+        else:
+            line = view.count("\n", 0, offset) + 1
+    else:
+        line = view.count("\n", 0, offset) + 1
     _last_line = (view, offset, line)
     return line
 
