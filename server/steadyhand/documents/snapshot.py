@@ -46,16 +46,43 @@ class Snapshot:
 
     @cached_property
     def endings(self) -> EndingStats:
-        return ending_stats(self.raw)
+        key = content_key(self)
+        stats = _ENDINGS.get(key)
+        if stats is None:
+            stats = ending_stats(self.raw)
+            _keep_endings(key, stats)
+        return stats
 
     @cached_property
     def newline_map(self) -> NewlineMap:
         return NewlineMap(self.raw)
 
 
+#: Line-ending counts by content (source, hash, encoding), so that content seen before is
+#: not counted again: counting the line breaks of a 650 KB text takes some 0.17 ms, and
+#: every change reads the file afresh. The oldest entries go first.
+_ENDINGS: dict[ContentKey, EndingStats] = {}
+_ENDINGS_MAX = 256
+
+
+ContentKey = tuple[str, str, str]
+
+
+def content_key(snap: Snapshot) -> ContentKey:
+    """What identifies a snapshot's text: the same key, the same text."""
+    return (snap.source, snap.hash, snap.encoding.label)
+
+
+def _keep_endings(key: ContentKey, stats: EndingStats) -> None:
+    _ENDINGS[key] = stats
+    if len(_ENDINGS) > _ENDINGS_MAX:
+        del _ENDINGS[next(iter(_ENDINGS))]
+
+
 def prime_endings(snap: Snapshot, stats: EndingStats) -> None:
     """Give ``snap`` line-ending counts worked out elsewhere (from a known change)."""
     snap.__dict__.setdefault("endings", stats)
+    _keep_endings(content_key(snap), snap.__dict__["endings"])
 
 
 def from_disk(path: str) -> Snapshot:
