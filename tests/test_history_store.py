@@ -101,3 +101,41 @@ def test_workspace_keys_and_default_place(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert workspace_key([]).startswith("no-workspace-")
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     assert default_base_dir() == str(tmp_path / "steadyhand")
+
+
+def test_a_large_text_is_kept_at_once_and_compressed_after_the_answer(tmp_path: Path) -> None:
+    import asyncio
+
+    from steadyhand.history.store import COMPRESS_LATER
+
+    store = HistoryStore(str(tmp_path / "h"), 10_000_000, 10_000_000)
+    text = "".join(f"line {i} of a big file\n" for i in range(COMPRESS_LATER // 10))
+    path = tmp_path / "h" / "blobs"
+    sizes: list[int] = []
+
+    async def change() -> str | None:
+        key = store.put_text(text)  # before the change
+        assert key is not None
+        blob = path / key[:2] / key
+        sizes.append(blob.stat().st_size)  # written as it is
+        assert store.get_text(key) == text
+        # a store opened now (a restart after a crash) reads it as well
+        assert HistoryStore(str(tmp_path / "h"), 10_000_000, 10_000_000).get_text(key) == text
+        await asyncio.sleep(0)  # the answer goes out; then the deferred jobs run
+        await asyncio.sleep(0)
+        sizes.append(blob.stat().st_size)
+        return key
+
+    key = asyncio.run(change())
+    assert key is not None
+    assert sizes[0] > len(text) and sizes[1] < sizes[0] // 4
+    assert store.get_text(key) == text
+    assert store.size_bytes == sizes[1]
+    assert [p.name for p in (path / key[:2]).iterdir()] == [key]  # no temp file left
+
+
+def test_small_texts_are_compressed_at_once(tmp_path: Path) -> None:
+    store = HistoryStore(str(tmp_path / "h"), 10_000, 10_000)
+    key = store.put_text("small\n" * 100)
+    assert key is not None
+    assert (tmp_path / "h" / "blobs" / key[:2] / key).read_bytes()[:1] == b"\x78"

@@ -5,7 +5,9 @@ versions may hold anything the files held)::
 
     meta.json      the workspace folders the store belongs to
     index.jsonl    one JSON object per line: changes and checkpoints, oldest first
-    blobs/ab/<h>   zlib-compressed UTF-8 text, named by the xxh3-128 of the text
+    blobs/ab/<h>   zlib-compressed UTF-8 text, named by the xxh3-128 of the text (a
+                   large text is first written as it is, behind a marker, and compressed
+                   just after the change's answer: see :data:`COMPRESS_LATER`)
 
 Blobs are content-addressed, so a version that comes back (an undo, the same file twice)
 is stored once. The blobs are bounded by a byte budget: when it is exceeded, the least
@@ -28,7 +30,7 @@ import sys
 import threading
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -39,6 +41,29 @@ log = logging.getLogger(__name__)
 #: The index is compacted to its newest ``KEEP_ENTRIES`` entries past this many.
 MAX_ENTRIES = 20_000
 KEEP_ENTRIES = 15_000
+#: Texts of this many bytes or more are kept as they are before the change (writing is
+#: some ten times faster than compressing) and compressed just after its answer.
+COMPRESS_LATER = 16 * 1024
+#: The start of a blob kept as it is; no zlib stream starts with a zero byte.
+_RAW = b"\x00raw\n"
+
+
+def _write_file(path: str, parts: Sequence[bytes | memoryview]) -> None:
+    """Write ``parts`` to ``path`` through a temp file and a rename."""
+    tmp = f"{path}.{os.getpid()}.{secrets.token_hex(3)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        for part in parts:
+            view = memoryview(part)
+            while view:
+                view = view[os.write(fd, view) :]
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    os.close(fd)
+    os.replace(tmp, path)
 
 
 def default_base_dir() -> str:
@@ -150,6 +175,9 @@ class HistoryStore:
         #: Index entries still being prepared (see :meth:`defer`), oldest first.
         self._pending: list[Callable[[], None]] = []
         self._flushing = False
+        #: Blobs written as they are, to be compressed after the answer (COMPRESS_LATER).
+        self._raw: list[str] = []
+        self._compress_queued = False
 
     # -- deferred entries -----------------------------------------------------------
 
@@ -347,7 +375,9 @@ class HistoryStore:
         if len(data) > self.max_file_bytes:
             return None
         with self._lock:
-            return self._put(data)
+            key = self._put(data)
+        self.compress_soon()
+        return key
 
     def _reuse(self, key: str) -> bool:
         """Whether the blob ``key`` is kept already; if so it is marked as just used."""
@@ -365,26 +395,62 @@ class HistoryStore:
         blobs = self._blobs if self._blobs is not None else self._scan()
         path = self._blob_path(key)
         now = time.time()
-        packed = zlib.compress(data, 1)  # fast: this runs before every change
-        if len(packed) > self.max_bytes:
+        later = len(data) >= COMPRESS_LATER and len(data) + len(_RAW) <= self.max_bytes
+        parts = [_RAW, data] if later else [zlib.compress(data, 1)]
+        size = sum(len(p) for p in parts)
+        if size > self.max_bytes:
             return None
         self._ensure_dirs()
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.{secrets.token_hex(3)}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            view = memoryview(packed)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
+        _write_file(path, parts)
         old = blobs.get(key)
-        self._total += len(packed) - (old[0] if old else 0)
-        blobs[key] = (len(packed), now)
+        self._total += size - (old[0] if old else 0)
+        blobs[key] = (size, now)
         if self._total > self.max_bytes:
             self._evict(key)
+        if later:
+            self._raw.append(key)
         return key
+
+    def compress_soon(self) -> None:
+        """Have the blobs written as they are compressed just after the current answer.
+        Only on the event loop's thread; a call from elsewhere leaves them for the next."""
+        if not self._raw or self._compress_queued:
+            return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._compress_queued = True
+        self.defer(self._compress_raw)
+
+    def _compress_raw(self) -> None:
+        self._compress_queued = False
+        with self._lock:
+            keys, self._raw = self._raw, []
+        for key in keys:
+            self._compress(key)
+
+    def _compress(self, key: str) -> None:
+        """Replace the blob ``key``, written as it was, by its compressed copy."""
+        path = self._blob_path(key)
+        with self._lock:
+            try:
+                with open(path, "rb") as f:
+                    data = f.read()
+            except OSError:
+                return  # evicted meanwhile (perhaps by another server)
+            if not data.startswith(_RAW):
+                return
+            packed = zlib.compress(memoryview(data)[len(_RAW) :], 1)
+            try:
+                _write_file(path, [packed])
+            except OSError:
+                return  # the blob as it was stays valid
+            blobs = self._blobs
+            if blobs is not None and key in blobs:
+                self._total += len(packed) - blobs[key][0]
+                blobs[key] = (len(packed), blobs[key][1])
 
     def _touch(self, key: str, path: str, now: float) -> None:
         with contextlib.suppress(OSError):
@@ -400,7 +466,8 @@ class HistoryStore:
         path = self._blob_path(key)
         try:
             with open(path, "rb") as f:
-                data = zlib.decompress(f.read())
+                data = f.read()
+            data = data[len(_RAW) :] if data.startswith(_RAW) else zlib.decompress(data)
         except (OSError, zlib.error):
             return None
         if content_hash(data) != key:

@@ -66,6 +66,7 @@ async def _keep(store: HistoryStore, snap: Snapshot | None) -> tuple[str | None,
     try:
         if len(snap.raw) > _THREAD_CHARS:
             key = await asyncio.to_thread(store.put_text, snap.raw, known)
+            store.compress_soon()  # back on the event loop: after the answer
         else:
             key = store.put_text(snap.raw, known)
     except OSError as exc:
