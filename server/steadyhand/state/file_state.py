@@ -1,8 +1,10 @@
 """The file-state cache: per session, what the agent has seen of each file.
 
-A :class:`FileRecord` is small (a hash, a few numbers, the line ranges shown); the text
-itself lives in the shared :class:`~steadyhand.state.content_store.ContentStore`. A
-session is a bounded LRU of records, so forking one for a sub-agent is a shallow copy.
+A :class:`FileRecord` is small (a hash, a few numbers, the line ranges shown, where its
+text is kept); the text itself lives in the shared
+:class:`~steadyhand.state.content_store.ContentStore`. A session is a bounded LRU of packed
+records in a few flat arrays, so forking one for a sub-agent copies those arrays and
+nothing else.
 """
 
 from __future__ import annotations
