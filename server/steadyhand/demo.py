@@ -55,6 +55,9 @@ async def _drive(root: Path) -> bool:
             capabilities=types.ClientCapabilities(),
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="demo")],
+            # The undo history of this throwaway workspace goes with it, not into the
+            # user's state directory.
+            initialization_options={"historyDir": str(root.parent / "history")},
         )
     )
     client.initialized(types.InitializedParams())
