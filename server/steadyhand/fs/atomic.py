@@ -300,7 +300,8 @@ def _commit(
         elif expect is None:
             sys.rename(tmp, name, dfd)
         else:
-            _commit_checked(dfd, path, name, tmp, ino, sys, expect, expect_stat)
+            with _folder_lock(dfd):
+                _swap_checked(dfd, path, name, tmp, ino, sys, expect, expect_stat)
     except BaseException:
         if _ino_at(dfd, tmp) == ino:
             with contextlib.suppress(OSError):
@@ -350,20 +351,6 @@ def _folder_lock(dfd: int) -> Iterator[None]:
             fcntl.flock(dfd, fcntl.LOCK_UN)
 
 
-def _commit_checked(
-    dfd: int,
-    path: str,
-    name: str,
-    tmp: str,
-    ino: int,
-    sys: Syscalls,
-    expect: str,
-    expect_stat: tuple[int, int] | None = None,
-) -> None:
-    with _folder_lock(dfd):
-        _swap_checked(dfd, path, name, tmp, ino, sys, expect, expect_stat)
-
-
 def _same_stat(dfd: int, name: str, expect_stat: tuple[int, int] | None) -> bool:
     if expect_stat is None:
         return False
@@ -382,7 +369,7 @@ def _swap_checked(
     ino: int,
     sys: Syscalls,
     expect: str,
-    expect_stat: tuple[int, int] | None = None,
+    expect_stat: tuple[int, int] | None,
 ) -> None:
     # A quick look first: a file whose size or time moved is hashed before the swap (a
     # changed file is refused without touching it); the displaced copy is hashed anyway.
