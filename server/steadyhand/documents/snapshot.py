@@ -10,12 +10,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Generic, TypeVar
 
 from steadyhand.fs.reader import decode_or_refuse, read_all
 from steadyhand.state.file_state import Source
 from steadyhand.state.hashing import content_hash, text_hash
 from steadyhand.text.encoding import UTF8, Encoding
 from steadyhand.text.lines import EndingStats, NewlineMap, ending_stats, split_lines, to_view
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -50,19 +53,12 @@ class Snapshot:
         stats = _ENDINGS.get(key)
         if stats is None:
             stats = ending_stats(self.raw)
-            _keep_endings(key, stats)
+            _ENDINGS.put(key, stats)
         return stats
 
     @cached_property
     def newline_map(self) -> NewlineMap:
         return NewlineMap(self.raw)
-
-
-#: Line-ending counts by content (source, hash, encoding), so that content seen before is
-#: not counted again: counting the line breaks of a 650 KB text takes some 0.17 ms, and
-#: every change reads the file afresh. The oldest entries go first.
-_ENDINGS: dict[ContentKey, EndingStats] = {}
-_ENDINGS_MAX = 256
 
 
 ContentKey = tuple[str, str, str]
@@ -73,16 +69,34 @@ def content_key(snap: Snapshot) -> ContentKey:
     return (snap.source, snap.hash, snap.encoding.label)
 
 
-def _keep_endings(key: ContentKey, stats: EndingStats) -> None:
-    _ENDINGS[key] = stats
-    if len(_ENDINGS) > _ENDINGS_MAX:
-        del _ENDINGS[next(iter(_ENDINGS))]
+class ByContent(Generic[T]):
+    """Something worked out about texts, kept by content key for the texts seen last:
+    every change reads its file afresh, and the text it finds is usually one seen just
+    before. The oldest entries go first."""
+
+    def __init__(self, most: int = 256) -> None:
+        self.most = most
+        self._items: dict[ContentKey, T] = {}
+
+    def get(self, key: ContentKey) -> T | None:
+        return self._items.get(key)
+
+    def put(self, key: ContentKey, value: T) -> None:
+        items = self._items
+        items.pop(key, None)
+        items[key] = value
+        if len(items) > self.most:
+            del items[next(iter(items))]
+
+
+#: Line-ending counts: counting the line breaks of a 650 KB text takes some 0.17 ms.
+_ENDINGS: ByContent[EndingStats] = ByContent()
 
 
 def prime_endings(snap: Snapshot, stats: EndingStats) -> None:
     """Give ``snap`` line-ending counts worked out elsewhere (from a known change)."""
     snap.__dict__.setdefault("endings", stats)
-    _keep_endings(content_key(snap), snap.__dict__["endings"])
+    _ENDINGS.put(content_key(snap), snap.__dict__["endings"])
 
 
 def from_disk(path: str) -> Snapshot:

@@ -5,7 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from steadyhand.documents.snapshot import ContentKey, Snapshot, content_key, prime_endings
+from steadyhand.documents.snapshot import (
+    ByContent,
+    ContentKey,
+    Snapshot,
+    content_key,
+    prime_endings,
+)
 from steadyhand.guards.protected import check_writable
 from steadyhand.guards.world import findings_fields
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -109,32 +115,16 @@ def plan_one(
     )
 
 
-#: (text, offset, line): the last line number looked up. Checking what the agent was
-#: shown and describing the change want the lines of the same splices, in order, so the
-#: next lookup in the same text counts only the newlines in between.
-_last_line: tuple[str, int, int] | None = None
-#: For content seen before (by source, hash and encoding): one (offset, line) known in it,
-#: from the last lookup or the last change. Agents edit near where they edited last, and
-#: counting the lines from the top of a 10k-line file takes some 0.1 ms.
-_ANCHORS: dict[ContentKey, tuple[int, int]] = {}
-_ANCHORS_MAX = 256
+#: For content seen before: one (offset, line) known in it, from the last lookup or the
+#: last change. Checking what the agent was shown and describing the change look up the
+#: same splices, and agents edit near where they edited last, while counting the lines
+#: from the top of a 10k-line file takes some 0.1 ms.
+_ANCHORS: ByContent[tuple[int, int]] = ByContent()
 
 
-def _keep_anchor(key: ContentKey, offset: int, line: int) -> None:
-    _ANCHORS[key] = (offset, line)
-    if len(_ANCHORS) > _ANCHORS_MAX:
-        del _ANCHORS[next(iter(_ANCHORS))]
-
-
-def _line_at(view: str, offset: int, key: ContentKey | None = None) -> int:
+def _line_at(view: str, offset: int, key: ContentKey) -> int:
     """The 1-based line of ``offset`` in ``view`` (whose content key is ``key``)."""
-    global _last_line
-    last = _last_line
-    base: tuple[int, int] | None = None
-    if last is not None and last[0] is view:
-        base = (last[1], last[2])
-    elif key is not None:
-        base = _ANCHORS.get(key)
+    base = _ANCHORS.get(key)
     if base is None:
         line = view.count("\n", 0, offset) + 1
     else:
@@ -145,13 +135,11 @@ def _line_at(view: str, offset: int, key: ContentKey | None = None) -> int:
             line -= view.count("\n", offset, at)
         else:
             line = view.count("\n", 0, offset) + 1
-    _last_line = (view, offset, line)
-    if key is not None:
-        _keep_anchor(key, offset, line)
+    _ANCHORS.put(key, (offset, line))
     return line
 
 
-def _span_lines(view: str, sp: Splice, key: ContentKey | None = None) -> tuple[int, int]:
+def _span_lines(view: str, sp: Splice, key: ContentKey) -> tuple[int, int]:
     first = _line_at(view, sp.start, key)
     last = first + view.count("\n", sp.start, max(sp.start, sp.end - 1))
     return first, last
@@ -245,7 +233,7 @@ async def apply_plan(
     snippet_last = min(last_new, first_line + 15)
     if after.view == new_view:
         # The text before the first splice is unchanged: its line is known in the new text.
-        _keep_anchor(content_key(after), first_sp.start, first_line)
+        _ANCHORS.put(content_key(after), (first_sp.start, first_line))
         # exactly the planned text: diff around the splices, cut the snippet by offset
         diff = splices_diff(view, new_view, plan.splices, name=snap.path, line=first_line)
         shown_snippet = snippet_at(after.view, first_sp.start, first_line, snippet_last)
