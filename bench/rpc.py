@@ -1,7 +1,9 @@
 """A minimal, blocking JSON-RPC 2.0 client over a child process's stdio.
 
-The same client drives every server in the benchmark, so its own cost (one ``json.dumps``,
-one ``os.write``, reads until the answer, one ``json.loads``) is the same for all of them.
+The same client drives every server in the benchmark, so its own cost (one ``orjson.dumps``,
+one ``os.write``, reads until the answer, one ``orjson.loads``) is the same for all of them.
+It is kept small on purpose: its cost is added to every contender's time alike, so a slow
+client would pull every ratio towards 1.
 Two framings: LSP (``Content-Length`` headers) and newline-delimited JSON (MCP stdio).
 Requests the server sends to the client are answered with ``null``; notifications are
 dropped.
@@ -9,13 +11,14 @@ dropped.
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import subprocess
 import time
 from collections.abc import Sequence
 from typing import Any, Literal
+
+import orjson
 
 Framing = Literal["lsp", "ndjson"]
 
@@ -69,7 +72,7 @@ class RpcClient:
     # -- framing ------------------------------------------------------------------------
 
     def _send(self, msg: dict[str, Any]) -> None:
-        body = json.dumps(msg, separators=(",", ":"), ensure_ascii=False).encode()
+        body = orjson.dumps(msg)
         if self.framing == "lsp":
             data = b"Content-Length: %d\r\n\r\n%b" % (len(body), body)
         else:
@@ -94,7 +97,7 @@ class RpcClient:
                     line = bytes(buf[:i])
                     del buf[: i + 1]
                     if line.strip():
-                        msg: dict[str, Any] = json.loads(line)
+                        msg: dict[str, Any] = orjson.loads(line)
                         return msg
                     continue
                 self._fill()
@@ -111,7 +114,7 @@ class RpcClient:
                     self._fill()
                 body = bytes(buf[start : start + length])
                 del buf[: start + length]
-                msg = json.loads(body)
+                msg = orjson.loads(body)
                 return msg
             self._fill()
 

@@ -15,8 +15,9 @@ Behaviour is otherwise pygls's own: same errors for unknown commands and bad arg
 
 :meth:`SteadyhandProtocol.execute_fast` goes further for the transport in
 :mod:`steadyhand.transport`: a well-formed ``executeCommand`` request for one of
-Steadyhand's own commands runs its handler directly from the parsed JSON, and a plain
-JSON result is written back as one frame. Everything else — other methods, unknown
+Steadyhand's own commands runs its handler directly from the parsed JSON, at once rather
+than on a later turn of the event loop (a task takes over only if the handler has to wait),
+and a plain JSON result is written back as one frame. Everything else — other methods, unknown
 commands, params of an unexpected shape, error and cancellation answers — takes pygls's
 path, so those answers are exactly pygls's.
 """
@@ -24,10 +25,11 @@ path, so those answers are exactly pygls's.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import inspect
 import logging
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Coroutine, Generator
 from typing import Any
 
 from lsprotocol import types
@@ -53,6 +55,40 @@ def _only_var_positional(handler: Callable[..., Any]) -> bool:
 
 
 _EXECUTE_KEYS = frozenset({"command", "arguments", "workDoneToken"})
+
+
+class _Resume(Coroutine[Any, Any, Any]):
+    """A coroutine already run up to yielding ``waiting_on``, for a task to drive on.
+
+    The task's first step hands out ``waiting_on``; later steps go straight to the
+    coroutine. A cancellation thrown in before that first step reaches the coroutine
+    where it waits (a generator could not catch it before it had started), so its
+    ``finally`` blocks run and a lock it queued for lets go of the queue.
+    """
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], waiting_on: Any) -> None:
+        self._coro = coro
+        self._pending: list[Any] = [waiting_on]
+
+    def send(self, value: Any) -> Any:
+        if self._pending:
+            return self._pending.pop()
+        return self._coro.send(value)
+
+    def __next__(self) -> Any:  # what a task calls for send(None)
+        return self.send(None)
+
+    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
+        self._pending.clear()
+        if val is None and tb is None:
+            return self._coro.throw(typ)
+        return self._coro.throw(typ, val, tb)
+
+    def close(self) -> None:
+        self._coro.close()
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        raise TypeError("_Resume is driven by a task, not awaited")
 
 
 class SteadyhandProtocol(LanguageServerProtocol):
@@ -90,10 +126,33 @@ class SteadyhandProtocol(LanguageServerProtocol):
         ):
             return False
         msg_id = data["id"]
-        self._ctx_msg_id.set(msg_id)
-        task = asyncio.ensure_future(handler(*arguments))
-        self._request_futures[msg_id] = task  # so that $/cancelRequest finds it
-        task.add_done_callback(functools.partial(self._answer_fast, msg_id=msg_id))
+        # Run the handler at once, as a task would, in a copy of the context: most tool
+        # calls never wait for anything, and a task would cost two more turns of the event
+        # loop (its first step, then its done callback) before the answer goes out.
+        ctx = contextvars.copy_context()
+        ctx.run(self._ctx_msg_id.set, msg_id)
+        coro = handler(*arguments)
+        loop = asyncio.get_running_loop()
+        try:
+            waiting_on = ctx.run(coro.send, None)
+        except StopIteration as done:
+            outcome = loop.create_future()
+            outcome.set_result(done.value)
+        except asyncio.CancelledError:
+            outcome = loop.create_future()
+            outcome.cancel()
+        except Exception as exc:
+            outcome = loop.create_future()
+            outcome.set_exception(exc)
+        else:
+            # It waits (a lock, the editor): a task drives it on from where it stopped.
+            resumed = loop.create_task(_Resume(coro, waiting_on), context=ctx)
+            # so that $/cancelRequest finds it (pygls's annotation says a concurrent
+            # Future, but it keeps asyncio tasks there itself)
+            self._request_futures[msg_id] = resumed  # type: ignore[assignment]
+            resumed.add_done_callback(functools.partial(self._answer_fast, msg_id=msg_id))
+            return True
+        self._answer_fast(outcome, msg_id=msg_id)
         return True
 
     def _answer_fast(self, task: asyncio.Future[Any], *, msg_id: Any) -> None:

@@ -1,4 +1,5 @@
-"""A faster stdio transport for pygls: an asyncio pipe reader instead of a thread per read."""
+"""A faster stdio transport for pygls: messages framed as they arrive from an asyncio pipe,
+instead of a thread per read."""
 
 from __future__ import annotations
 
@@ -21,20 +22,6 @@ from steadyhand.allocator import IdleTrim
 from steadyhand.wire import loads
 
 log = logging.getLogger(__name__)
-
-
-class _PipeReader:
-    def __init__(self, reader: asyncio.StreamReader) -> None:
-        self._reader = reader
-
-    async def readline(self) -> bytes:
-        return await self._reader.readline()
-
-    async def readexactly(self, n: int) -> bytes:
-        try:
-            return await self._reader.readexactly(n)
-        except asyncio.IncompleteReadError as exc:
-            return exc.partial
 
 
 def _is_pipe_or_socket(stream: BinaryIO) -> bool:
@@ -101,35 +88,80 @@ def handle_body(protocol: JsonRPCProtocol, body: bytes) -> None:
             )
 
 
-async def serve_messages(
-    reader: _PipeReader,
-    protocol: JsonRPCProtocol,
-    stop: threading.Event,
-    idle: IdleTrim | None = None,
-) -> None:
-    """The message loop: ``Content-Length`` framing, any header order or case."""
-    while not stop.is_set():
-        length: int | None = None
-        while True:
-            line = await reader.readline()
-            if not line:
-                return
-            if not line.strip():
-                if length is not None:
-                    break
+class MessageFramer(asyncio.Protocol):
+    """``Content-Length`` framing, any header order or case, straight from the pipe: each
+    complete message is handled in the same turn of the event loop that read it (a stream
+    reader would wake a waiting task first, one more turn per message)."""
+
+    def __init__(
+        self,
+        protocol: JsonRPCProtocol,
+        stop: threading.Event,
+        done: asyncio.Future[None],
+        idle: IdleTrim | None = None,
+    ) -> None:
+        self._protocol = protocol
+        self._stop = stop
+        self._done = done
+        self._idle = idle
+        self._rest = bytearray()  # bytes received but not yet handled
+        self._length: int | None = None  # Content-Length seen in the current headers
+        self._body: int | None = None  # length of the body being waited for
+
+    def data_received(self, data: bytes) -> None:
+        rest = self._rest
+        if rest:
+            rest += data
+            if self._body is not None and len(rest) < self._body:
+                return  # the body is still coming: nothing to copy yet
+            if self._body is None and b"\n" not in data:
+                return  # so is the header line
+            data = bytes(rest)
+            rest.clear()
+        used = self._handle(data)
+        if used < len(data) and not self._done.done():
+            self._rest += data[used:]
+
+    def _handle(self, data: bytes) -> int:
+        """Handle each complete message in ``data``; how many bytes were used."""
+        pos = 0
+        while not self._stop.is_set():
+            if self._body is None:  # in the headers: one line at a time
+                end = data.find(b"\n", pos)
+                if end < 0:
+                    return pos
+                line = data[pos : end + 1]
+                pos = end + 1
+                if not line.strip():
+                    if self._length is not None:
+                        self._body, self._length = self._length, None
+                    continue
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    try:
+                        length: int | None = int(value.strip())
+                    except ValueError:
+                        length = None
+                    self._length = length if length is not None and length >= 0 else None
                 continue
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                try:
-                    length = int(value.strip())
-                except ValueError:
-                    length = None
-        body = await reader.readexactly(length)
-        if len(body) < length:
-            return
-        if idle is not None:
-            idle.message()
-        handle_body(protocol, body)
+            end = pos + self._body
+            if len(data) < end:
+                return pos
+            body = data[pos:end]
+            pos = end
+            self._body = None
+            if self._idle is not None:
+                self._idle.message()
+            handle_body(self._protocol, body)
+        self._finish()
+        return pos
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._finish()
+
+    def _finish(self) -> None:
+        if not self._done.done():
+            self._done.set_result(None)
 
 
 #: Pipe capacity asked for on stdin and stdout (Linux; the default is 64 KiB).
@@ -163,16 +195,19 @@ def serve_stdio(server: LanguageServer) -> None:
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=1 << 30, loop=loop)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
         server.protocol.set_writer(StdoutWriter(stdout))
         stop = threading.Event()
         server._stop_event = stop
         idle = IdleTrim()
         idle.start(loop)
+        done: asyncio.Future[None] = loop.create_future()
+        pipe, _ = await loop.connect_read_pipe(
+            lambda: MessageFramer(server.protocol, stop, done, idle), stdin
+        )
         try:
-            await serve_messages(_PipeReader(reader), server.protocol, stop, idle)
+            await done
         finally:
+            pipe.close()
             idle.stop()
 
     try:
