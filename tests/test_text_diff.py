@@ -108,6 +108,9 @@ def test_a_diff_around_the_splices_applies(case: tuple[str, list[Splice]]) -> No
     new = apply_splices(old, splices)
     diff = splices_diff(old, new, splices, name="f")
     assert apply_unified(split_lines(old), diff) == split_lines(new)
+    # the splices' lines handed in (as an edit does) give the same diff
+    firsts = [old.count("\n", 0, sp.start) + 1 for sp in splices]
+    assert splices_diff(old, new, list(splices), name="f", firsts=firsts) == diff
     if splices:  # the diff of the whole changed region is valid too
         first, last = splices[0], splices[-1]
         end_new = last.end + len(new) - len(old)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import codecs
 
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from steadyhand.documents.positions import PositionIndex, line_starts, units
@@ -26,7 +26,7 @@ from steadyhand.text.lines import (
     to_view,
     with_endings,
 )
-from steadyhand.text.matching import apply_splices, normalize_quotes
+from steadyhand.text.matching import Splice, apply_splices, normalize_quotes
 
 line_text = st.text(st.characters(blacklist_characters="\r\n"), max_size=20)
 endings = st.sampled_from(["\n", "\r\n", "\r"])
@@ -349,3 +349,43 @@ def test_one_pass_over_several_globs_finds_the_first_that_matches(
     expected = next((g for g in globs if matches(g, path, rel)), None)
     assert first_match(globs, path, rel) == expected
     assert first_match(globs, path) == next((g for g in globs if matches(g, path)), None)
+
+
+@st.composite
+def _spliced(draw: st.DrawFn) -> tuple[str, list[Splice]]:
+    """A text and ordered, non-overlapping splices on it (any may be empty)."""
+    view = draw(st.text(alphabet="ab\n", max_size=60))
+    cuts = sorted(draw(st.lists(st.integers(0, len(view)), min_size=2, max_size=8)))
+    pairs = list(zip(cuts[::2], cuts[1::2], strict=False))
+    assume(pairs)
+    texts = st.text(alphabet="xy\n", max_size=6)
+    return view, [Splice(a, b, draw(texts)) for a, b in pairs]
+
+
+@given(_spliced(), st.integers(0, 60))
+def test_splice_lines_and_the_changed_span_count_as_from_the_top(
+    case: tuple[str, list[Splice]], known: int
+) -> None:
+    from steadyhand.tools.edit import _line_at, changed_span, splice_lines
+
+    view, splices = case
+    key = ("disk", view + "\0splices", "utf-8")
+    _line_at(view, min(known, len(view)), key)  # some line already known in this text
+    lines = splice_lines(view, splices, key)
+    assert lines == [
+        (
+            view.count("\n", 0, sp.start) + 1,
+            view.count("\n", 0, max(sp.start, sp.end - 1)) + 1,
+        )
+        for sp in splices
+    ]
+    # what the whole-span counts from the first splice gave
+    new_view = apply_splices(view, splices)
+    first, last = splices[0], splices[-1]
+    first_line = view.count("\n", 0, first.start) + 1
+    new_end = last.end + len(new_view) - len(view)
+    assert changed_span(view, new_view, splices, lines) == (
+        first_line,
+        first_line + view.count("\n", first.start, max(first.start, last.end - 1)),
+        first_line + new_view.count("\n", first.start, max(first.start, new_end - 1)),
+    )

@@ -344,12 +344,18 @@ def region_diff(
 
 
 def splices_diff(
-    old_view: str, new_view: str, splices: Sequence[Splice], *, name: str, line: int | None = None
+    old_view: str,
+    new_view: str,
+    splices: Sequence[Splice],
+    *,
+    name: str,
+    line: int | None = None,
+    firsts: Sequence[int] | None = None,
 ) -> str:
     """Diff of ordered, non-overlapping ``splices`` on ``old_view`` (``new_view`` is the
     result), built around each group of nearby splices: edits far apart in a big file
     cost what they touch, not the lines between them. ``line``: the line of the first
-    splice, when known."""
+    splice, when known; ``firsts``: the first line of every splice, when known."""
     global _last_spliced
     last = _last_spliced
     if (
@@ -360,7 +366,7 @@ def splices_diff(
         and last[3] == name
     ):
         return last[4]  # an edit's result and its history entry diff the same change
-    diff = _splices_diff(old_view, new_view, splices, name, line)
+    diff = _splices_diff(old_view, new_view, splices, name, line, firsts)
     if len(old_view) + len(new_view) <= _MEMO_CHARS:
         _last_spliced = (old_view, new_view, splices, name, diff)
     return diff
@@ -370,7 +376,12 @@ _last_spliced: tuple[str, str, Sequence[Splice], str, str] | None = None
 
 
 def _splices_diff(
-    old_view: str, new_view: str, splices: Sequence[Splice], name: str, line: int | None
+    old_view: str,
+    new_view: str,
+    splices: Sequence[Splice],
+    name: str,
+    line: int | None,
+    firsts: Sequence[int] | None = None,
 ) -> str:
     out: list[str] = []
     pos, at_line = 0, 1  # a position in old_view and its line: counting goes forward only
@@ -379,12 +390,16 @@ def _splices_diff(
     group: list[int] | None = None
     groups: list[list[int]] = []
     for k, sp in enumerate(splices):
-        if k == 0 and line is not None:
+        if firsts is not None:
+            first = firsts[k]
+        elif k == 0 and line is not None:
             first = line
         else:
             first = at_line + old_view.count("\n", pos, sp.start)
         pos, at_line = sp.start, first
         last = first + old_view.count("\n", sp.start, max(sp.start, sp.end - 1))
+        if _joins_next_line(old_view, sp):
+            last += 1
         grow = len(sp.text) - (sp.end - sp.start)
         if group is not None and first - group[5] - 1 <= 2 * CONTEXT:
             group[1], group[5] = sp.end, last
@@ -409,6 +424,18 @@ def _splices_diff(
         if hunks:
             out.append(hunks if not out else hunks.split("\n", 2)[2])
     return "".join(out)
+
+
+def _joins_next_line(old_view: str, sp: Splice) -> bool:
+    """Whether the line after a splice that ends at a line start changes too: what is left
+    of the splice's first line, with the new text, does not end a line, so the next line
+    joins it."""
+    end = sp.end
+    if end == sp.start or end >= len(old_view) or old_view[end - 1] != "\n":
+        return False
+    if sp.text:
+        return not sp.text.endswith("\n")
+    return sp.start > 0 and old_view[sp.start - 1] != "\n"
 
 
 def _window_diff(

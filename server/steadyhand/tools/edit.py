@@ -73,8 +73,11 @@ async def edit(ctx: ToolContext, p: EditParams) -> Result:
             if not p.dry_run:
                 note_shown(session, rec, err)
             raise
-        _require_shown(rec, snap, plan)
-        return await apply_plan(ctx, rec, snap, plan, p.session, tool="edit", dry_run=p.dry_run)
+        lines = splice_lines(snap.view, plan.splices, content_key(snap))
+        _require_shown(rec, snap, plan, lines)
+        return await apply_plan(
+            ctx, rec, snap, plan, p.session, tool="edit", dry_run=p.dry_run, lines=lines
+        )
 
 
 def plan_one(
@@ -139,17 +142,56 @@ def _line_at(view: str, offset: int, key: ContentKey) -> int:
     return line
 
 
-def _span_lines(view: str, sp: Splice, key: ContentKey) -> tuple[int, int]:
-    first = _line_at(view, sp.start, key)
-    last = first + view.count("\n", sp.start, max(sp.start, sp.end - 1))
-    return first, last
+def _relative_line(text: str, pos: int, known: int, known_line: int) -> int:
+    """The line of ``pos`` in ``text``, counted from ``known``, which is on ``known_line``."""
+    if pos >= known:
+        return known_line + text.count("\n", known, pos)
+    return known_line - text.count("\n", pos, known)
 
 
-def _require_shown(rec: FileRecord, snap: Snapshot, plan: EditPlan) -> None:
+def splice_lines(view: str, splices: Sequence[Splice], key: ContentKey) -> list[tuple[int, int]]:
+    """The first and last line (1-based) of each of the ordered, non-overlapping
+    ``splices`` in ``view``, in one forward pass: the lines between splices far apart in
+    a big file are counted once, not once per use."""
+    out: list[tuple[int, int]] = []
+    pos = splices[0].start
+    line = _line_at(view, pos, key)
+    for sp in splices:
+        line += view.count("\n", pos, sp.start)
+        pos = sp.start
+        out.append((line, line + view.count("\n", sp.start, max(sp.start, sp.end - 1))))
+    return out
+
+
+def changed_span(
+    view: str, new_view: str, splices: Sequence[Splice], lines: Sequence[tuple[int, int]]
+) -> tuple[int, int, int]:
+    """The lines the splices changed: the first, and the last one in the old and in the
+    new text (``new_view``: ``view`` with the splices applied; ``lines``: from
+    :func:`splice_lines`). The last lines are counted from the last splice's line, so
+    nothing between the splices is counted again."""
+    first_sp, last_sp = splices[0], splices[-1]
+    last_line = lines[-1][0]
+    last_old = _relative_line(view, max(first_sp.start, last_sp.end - 1), last_sp.start, last_line)
+    moved = sum(sp.text.count("\n") - view.count("\n", sp.start, sp.end) for sp in splices[:-1])
+    growth = len(new_view) - len(view)
+    last_growth = len(last_sp.text) - (last_sp.end - last_sp.start)
+    last_start_new = last_sp.start + growth - last_growth
+    new_end = last_sp.end + growth
+    last_new = _relative_line(
+        new_view, max(first_sp.start, new_end - 1), last_start_new, last_line + moved
+    )
+    return lines[0][0], last_old, last_new
+
+
+def _require_shown(
+    rec: FileRecord, snap: Snapshot, plan: EditPlan, lines: Sequence[tuple[int, int]]
+) -> None:
+    """Refuse unless every splice lies in lines shown to the session (``lines``: each
+    splice's first and last line, from :func:`splice_lines`)."""
     if rec.full_view:
         return
-    for sp in plan.splices:
-        first, last = _span_lines(snap.view, sp, content_key(snap))
+    for first, last in lines:
         gap = missing_lines(rec.shown, first, last)
         if gap is not None:
             lo = max(1, gap[0] - 5)
@@ -174,11 +216,13 @@ async def apply_plan(
     tool: str,
     dry_run: bool = False,
     summary: str | None = None,
+    lines: Sequence[tuple[int, int]] | None = None,
 ) -> Result:
     """Turn a plan into the new text, send it to the world, and keep the cache true.
 
     ``dry_run``: every check, then the diff, and nothing changed (not even the cache).
-    ``summary`` replaces "replaced N occurrences" in the message.
+    ``summary`` replaces "replaced N occurrences" in the message. ``lines``: each
+    splice's first and last line, when the caller has them (:func:`splice_lines`).
     """
     view = snap.view
     new_view = apply_splices(view, plan.splices)
@@ -217,11 +261,10 @@ async def apply_plan(
 
     first_sp, last_sp = plan.splices[0], plan.splices[-1]
     growth = len(new_view) - len(view)
-    first_line, last_old = _span_lines(
-        view, Splice(first_sp.start, last_sp.end, ""), content_key(snap)
-    )
+    if lines is None:
+        lines = splice_lines(view, plan.splices, content_key(snap))
+    first_line, last_old, last_new = changed_span(view, new_view, plan.splices, lines)
     new_end = last_sp.end + growth
-    last_new = first_line + new_view.count("\n", first_sp.start, max(first_sp.start, new_end - 1))
     shown: tuple[tuple[int, int], ...]
     if rec.full_view:
         shown = full_range(after)
@@ -235,7 +278,9 @@ async def apply_plan(
         # The text before the first splice is unchanged: its line is known in the new text.
         _ANCHORS.put(content_key(after), (first_sp.start, first_line))
         # exactly the planned text: diff around the splices, cut the snippet by offset
-        diff = splices_diff(view, new_view, plan.splices, name=snap.path, line=first_line)
+        diff = splices_diff(
+            view, new_view, plan.splices, name=snap.path, firsts=[a for a, _ in lines]
+        )
         shown_snippet = snippet_at(after.view, first_sp.start, first_line, snippet_last)
     else:  # the editor changed more (a formatter on save): diff the whole changed region
         diff = region_diff(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from steadyhand.documents.snapshot import content_key
 from steadyhand.guards.protected import check_writable
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import EditItem, MultiEditParams
@@ -18,7 +19,7 @@ from steadyhand.text.lines import to_view
 from steadyhand.text.matching import EXACT, EditPlan, Splice, apply_splices, compose
 from steadyhand.tools.context import ToolContext
 from steadyhand.tools.dry_run import check_fresh, note_shown
-from steadyhand.tools.edit import _require_shown, apply_plan, plan_one
+from steadyhand.tools.edit import _require_shown, apply_plan, plan_one, splice_lines
 from steadyhand.tools.notebook_edit import refuse_notebook
 from steadyhand.tools.records import require_read
 from steadyhand.tools.suggest import not_found
@@ -116,7 +117,8 @@ async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
                 path=path,
             )
         combined = EditPlan(EXACT, compose(len(view), steps))
-        _require_shown(rec, snap, combined)
+        lines = splice_lines(view, combined.splices, content_key(snap))
+        _require_shown(rec, snap, combined, lines)
         result = await apply_plan(
             ctx,
             rec,
@@ -126,6 +128,7 @@ async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
             tool=TOOL,
             dry_run=p.dry_run,
             summary=_summary(plans),
+            lines=lines,
         )
         result["replacements"] = sum(pl.replacements for pl in plans)
         result["matched"] = [pl.tier.name for pl in plans]
