@@ -233,3 +233,98 @@ def test_match_may_end_between_two_ellipsis_characters() -> None:
     found = locate("ab……\n", "ab...")
     assert found is not None and len(found.candidates) == 1
     assert (found.candidates[0].start, found.candidates[0].end) == (0, 3)
+
+
+@st.composite
+def _multi_edits(draw: st.DrawFn) -> tuple[str, list[tuple[str, str]]]:
+    """A text and edits whose old strings are mostly cut from it (so many match)."""
+    words = st.sampled_from(["alpha", "beta", "gamma", "x = 1", "y", "\n", " ", "(", ")"])
+    if draw(st.booleans()):  # numbered lines: most cuts from them are unique
+        n = draw(st.integers(1, 60))
+        base = "".join(f"{k}: {draw(words)}\n" for k in range(n))
+    else:
+        base = "".join(draw(st.lists(words, min_size=1, max_size=40)))
+    edits = []
+    for _ in range(draw(st.integers(2, 4))):
+        choice = draw(st.integers(0, 3))
+        starts = [0] + [i + 1 for i, c in enumerate(base[:-1]) if c == "\n"]
+        if choice >= 2 and base:  # from a line start: with a line number, often unique
+            a = draw(st.sampled_from(starts))
+            old = base[a : a + draw(st.integers(4, 12))]
+        elif choice == 1 and base:
+            a = draw(st.integers(0, len(base) - 1))
+            b = draw(st.integers(a + 1, min(len(base), a + 12)))
+            old = base[a:b]
+        else:
+            old = "".join(draw(st.lists(words, min_size=1, max_size=3)))
+        if draw(st.booleans()) and base:  # new text that may make a place for a later edit
+            a = draw(st.integers(0, len(base) - 1))
+            new = base[a : a + draw(st.integers(1, 12))] + draw(words)
+        else:
+            new = "".join(draw(st.lists(words, max_size=3)))
+        edits.append((old, new))
+    return base, edits
+
+
+@st.composite
+def _spaced_line_edits(draw: st.DrawFn) -> tuple[str, list[tuple[str, str]]]:
+    """Numbered lines, and edits of whole lines a few lines apart; a new text may carry a
+    later edit's old line (a second place for it) or join two lines."""
+    words = st.sampled_from(["alpha", "beta", "x = 1", "y", ""])
+    n = draw(st.integers(8, 60))
+    lines = [f"{k}: {draw(words)}\n" for k in range(n)]
+    picks = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=4, unique=True))
+    olds = [lines[k] for k in picks]
+    edits = []
+    for i, old in enumerate(olds):
+        later = olds[i + 1 :]
+        kind = draw(st.integers(0, 3))
+        if kind == 0 and later:
+            new = draw(st.sampled_from(later)) + "z\n"
+        elif kind == 1:
+            new = old.rstrip("\n")  # joins the next line
+        else:
+            new = old.replace(": ", ":: ")
+        edits.append((old, new))
+    return "".join(lines), edits
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_multi_edits(), _spaced_line_edits()))
+def test_planning_on_the_original_text_agrees_with_planning_edit_by_edit(
+    case: tuple[str, list[tuple[str, str]]],
+) -> None:
+    from steadyhand.protocol.params import EditItem
+    from steadyhand.tools.multi_edit import plan_all, plan_on_base
+
+    base, pairs = case
+    items = [EditItem(old, new) for old, new in pairs]
+    fast = plan_on_base(base, "f.py", items)
+    if fast is None:
+        return  # edit by edit, as always
+    final, splices, plans = fast
+    slow_final, steps, slow_plans = plan_all(base, "f.py", items)  # must not refuse
+    assert final == slow_final
+    assert apply_splices(base, splices) == slow_final
+    assert splices == compose(len(base), steps)
+    assert [p.tier for p in plans] == [p.tier for p in slow_plans]
+    assert [p.replacements for p in plans] == [p.replacements for p in slow_plans]
+
+
+def test_planning_on_the_original_text_is_used_for_far_apart_edits() -> None:
+    from steadyhand.protocol.params import EditItem
+    from steadyhand.tools.multi_edit import plan_on_base
+
+    base = "".join(f"value_{k} = {k}\n" for k in range(100))
+    items = [EditItem(f"value_{k} = {k}\n", f"value_{k} = -{k}\n") for k in (80, 10, 50)]
+    fast = plan_on_base(base, "f.py", items)
+    assert fast is not None
+    final, splices, _ = fast
+    assert [sp.start for sp in splices] == sorted(sp.start for sp in splices)
+    assert "value_10 = -10\n" in final and "value_80 = -80\n" in final
+    # an edit whose new text makes a second place for a later edit: edit by edit
+    items = [
+        EditItem("value_3 = 3\n", "value_3 = 3\nvalue_60 = 60\n"),
+        EditItem("value_60 = 60\n", ""),
+    ]
+    assert plan_on_base(base, "f.py", items) is None

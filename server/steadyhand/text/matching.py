@@ -599,11 +599,17 @@ def _merge(
     return out, overlap
 
 
+def exact_places(view: str, old: str) -> Found | None:
+    """Where ``old`` occurs in ``view`` exactly, as :func:`locate`'s first tier finds it."""
+    found, overlap = _exact(view, old)
+    return Found(EXACT, tuple(found), overlap, old) if found else None
+
+
 def locate(view: str, old: str) -> Found | None:
     """The first tier that finds ``old`` in ``view``, with every place it found."""
-    found, overlap = _exact(view, old)
-    if found:
-        return Found(EXACT, tuple(found), overlap, old)
+    exact = exact_places(view, old)
+    if exact is not None:
+        return exact
     old_lf = to_view(old)
     if old_lf != old:
         found, overlap = _exact(view, old_lf)
@@ -790,10 +796,12 @@ def plan_edit(
     markdown: bool = False,
     path: str = "the file",
     expected_replacements: int | None = None,
+    found: Found | None = None,
 ) -> EditPlan:
     """Decide what an edit changes, or raise :class:`ToolError` saying why not.
 
     ``expected_replacements`` N: exactly N places must match; all of them are replaced.
+    ``found``: what :func:`locate` (or :func:`exact_places`) found, when already known.
     """
     if old == new:
         raise ToolError(
@@ -801,7 +809,8 @@ def plan_edit(
             "old_string and new_string are identical, so there is nothing to change. "
             "Send the text you want in new_string.",
         )
-    found = locate(view, old)
+    if found is None:
+        found = locate(view, old)
     if found is None:
         raise _no_match(view, old, path)
     want_all = replace_all or (expected_replacements is not None and expected_replacements > 1)

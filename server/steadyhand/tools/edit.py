@@ -24,6 +24,7 @@ from steadyhand.text.matching import (
     EXACT,
     MARKDOWN_SUFFIXES,
     EditPlan,
+    Found,
     Splice,
     apply_splices,
     plan_edit,
@@ -88,8 +89,10 @@ def plan_one(
     *,
     replace_all: bool = False,
     expected_replacements: int | None = None,
+    found: Found | None = None,
 ) -> EditPlan:
-    """The plan for one ``old_string`` → ``new_string`` replacement in ``view``."""
+    """The plan for one ``old_string`` → ``new_string`` replacement in ``view``
+    (``found``: where ``old_string`` is, when already known)."""
     if old_string == "":
         if view:
             raise ToolError(
@@ -115,6 +118,7 @@ def plan_one(
         markdown=markdown,
         path=path,
         expected_replacements=expected_replacements,
+        found=found,
     )
 
 
@@ -217,15 +221,18 @@ async def apply_plan(
     dry_run: bool = False,
     summary: str | None = None,
     lines: Sequence[tuple[int, int]] | None = None,
+    new_view: str | None = None,
 ) -> Result:
     """Turn a plan into the new text, send it to the world, and keep the cache true.
 
     ``dry_run``: every check, then the diff, and nothing changed (not even the cache).
     ``summary`` replaces "replaced N occurrences" in the message. ``lines``: each
-    splice's first and last line, when the caller has them (:func:`splice_lines`).
+    splice's first and last line, when the caller has them (:func:`splice_lines`);
+    ``new_view``: the text with the splices applied, when the caller has it.
     """
     view = snap.view
-    new_view = apply_splices(view, plan.splices)
+    if new_view is None:
+        new_view = apply_splices(view, plan.splices)
     if new_view == view:
         raise ToolError(
             ErrorCode.NO_CHANGE,

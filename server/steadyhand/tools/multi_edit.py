@@ -8,6 +8,7 @@ original text and sent as ONE change (one WorkspaceEdit, one undo step in an edi
 
 from __future__ import annotations
 
+import itertools
 import os
 
 from steadyhand.documents.snapshot import content_key
@@ -16,7 +17,7 @@ from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import EditItem, MultiEditParams
 from steadyhand.protocol.results import Result
 from steadyhand.text.lines import to_view
-from steadyhand.text.matching import EXACT, EditPlan, Splice, apply_splices, compose
+from steadyhand.text.matching import EXACT, EditPlan, Splice, apply_splices, compose, exact_places
 from steadyhand.tools.context import ToolContext
 from steadyhand.tools.dry_run import check_fresh, note_shown
 from steadyhand.tools.edit import _require_shown, apply_plan, plan_one, splice_lines
@@ -65,6 +66,55 @@ def plan_all(
     return current, steps, plans
 
 
+def plan_on_base(
+    view: str, path: str, edits: list[EditItem]
+) -> tuple[str, tuple[Splice, ...], list[EditPlan]] | None:
+    """What :func:`plan_all` gives (final text, the edits as splices on ``view``, plans),
+    worked out on ``view`` alone, without building the text after each edit; None when
+    that cannot be sure to give the same (then :func:`plan_all` plans edit by edit).
+
+    It is sure when every edit matches exactly one place of ``view``, exactly; the places
+    are further apart than the longest ``old_string`` (so no edit can reach into another's
+    place); and no edit's new text, with what surrounds it, contains the ``old_string`` of
+    an edit after it (so no edit makes a second place for a later one).
+    """
+    if len(edits) < 2:
+        return None
+    plans: list[EditPlan] = []
+    for item in edits:
+        if item.replace_all or item.expected_replacements not in (None, 1):
+            return None
+        found = exact_places(view, item.old_string) if item.old_string else None
+        if found is None or len(found.candidates) != 1 or found.overlap is not None:
+            return None
+        try:
+            plan = plan_one(
+                view,
+                path,
+                item.old_string,
+                item.new_string,
+                expected_replacements=item.expected_replacements,
+                found=found,
+            )
+        except ToolError:
+            return None
+        plans.append(plan)
+    splices = [plan.splices[0] for plan in plans]
+    reach = max(len(item.old_string) for item in edits)
+    ordered = sorted(splices, key=lambda sp: sp.start)
+    if any(b.start - a.end < reach for a, b in itertools.pairwise(ordered)):
+        return None
+    for i, item in enumerate(edits):
+        old, m = item.old_string, len(item.old_string)
+        for sp in splices[:i]:
+            around = (
+                view[max(0, sp.start - m + 1) : sp.start] + sp.text + view[sp.end : sp.end + m - 1]
+            )
+            if old in around:
+                return None
+    return apply_splices(view, ordered), tuple(ordered), plans
+
+
 def _summary(plans: list[EditPlan]) -> str:
     n = sum(p.replacements for p in plans)
     text = f"applied {len(plans)} edit{'s' if len(plans) != 1 else ''} ({n} replacement"
@@ -103,12 +153,17 @@ async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
         snap = buffer if buffer is not None else ctx.snapshot(path)
         check_fresh(ctx, session, rec, snap, TOOL, dry_run=p.dry_run)
         view = snap.view
-        try:
-            final, steps, plans = plan_all(view, path, p.edits)
-        except ToolError as err:
-            if not p.dry_run and err.fields.get("edit_index") == 0:
-                note_shown(session, rec, err)
-            raise
+        on_base = plan_on_base(view, path, p.edits)
+        if on_base is not None:
+            final, composed, plans = on_base
+        else:
+            try:
+                final, steps, plans = plan_all(view, path, p.edits)
+            except ToolError as err:
+                if not p.dry_run and err.fields.get("edit_index") == 0:
+                    note_shown(session, rec, err)
+                raise
+            composed = compose(len(view), steps)
         if final == view:
             raise ToolError(
                 ErrorCode.NO_CHANGE,
@@ -116,7 +171,7 @@ async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
                 "was applied. Check the new_string values.",
                 path=path,
             )
-        combined = EditPlan(EXACT, compose(len(view), steps))
+        combined = EditPlan(EXACT, composed)
         lines = splice_lines(view, combined.splices, content_key(snap))
         _require_shown(rec, snap, combined, lines)
         result = await apply_plan(
@@ -129,6 +184,7 @@ async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
             dry_run=p.dry_run,
             summary=_summary(plans),
             lines=lines,
+            new_view=final,
         )
         result["replacements"] = sum(pl.replacements for pl in plans)
         result["matched"] = [pl.tier.name for pl in plans]
