@@ -18,3 +18,5 @@ def test_the_demo_passes_and_keeps_its_history_in_its_own_folder(
     state = tmp_path / "state" / "steadyhand"
     left = sorted(p.name for p in state.iterdir()) if state.exists() else []
     assert [name for name in left if name != "temps"] == []  # no history store stays
+    # the server exited cleanly, so the journal it kept in case of a crash is gone too
+    assert list((state / "temps").glob("*.folders")) == []

@@ -207,3 +207,21 @@ def test_cleanup_spares_live_writers_and_user_files(tmp_path: Path) -> None:
     for name, gone in names.items():
         assert (folder / name).exists() != gone
     assert not (journal_dir / f"{dead.pid}.folders").exists()
+
+
+def test_a_clean_exit_removes_its_own_journal_only(tmp_path: Path) -> None:
+    """The journal is kept for a crash; a process that ends cleanly takes its own away
+    and leaves the other processes' journals alone."""
+    from steadyhand.fs.atomic import TempJournal
+
+    journal_dir = tmp_path / "temps"
+    journal = TempJournal(str(journal_dir))
+    journal.note(str(tmp_path / "a"))
+    other = journal_dir / "999999.folders"
+    other.write_text(json.dumps(str(tmp_path / "b")) + "\n")
+    assert Path(journal.file).exists()
+    journal.finish()
+    assert not Path(journal.file).exists()
+    assert other.exists()
+    journal.note(str(tmp_path / "a"))  # a write after that is journaled again
+    assert json.loads(Path(journal.file).read_text()) == str(tmp_path / "a")

@@ -23,6 +23,7 @@ Three more guarantees, for writes that know what they replace:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import errno
 import fcntl
@@ -549,6 +550,15 @@ class TempJournal:
                 return
             self._seen.add(folder)
 
+    def finish(self) -> None:
+        """At a clean exit: this process leaves no temp file behind, so its journal, kept
+        for a crash, goes."""
+        with self._lock:
+            if self._pid == os.getpid():
+                with contextlib.suppress(OSError):
+                    os.unlink(self.file)
+            self._pid, self._seen = -1, set()
+
     def sweep(self) -> list[str]:
         """Clean the folders journaled by processes that are gone; returns removed temps."""
         removed: list[str] = []
@@ -592,11 +602,13 @@ def use_journal(journal: TempJournal | None) -> None:
 
 
 def start_journal() -> TempJournal:
-    """At server start: clean up after crashed writers, then journal this process."""
+    """At server start: clean up after crashed writers, then journal this process (its
+    journal is removed when the process exits cleanly)."""
     journal = TempJournal.default()
     try:
         journal.sweep()
     except Exception:  # never keep the server from starting over housekeeping
         log.exception("temp clean-up failed")
     use_journal(journal)
+    atexit.register(journal.finish)
     return journal
