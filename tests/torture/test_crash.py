@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from steadyhand.fs.atomic import TEMP_PATTERN
 from tests.torture import crash_child
 from tests.torture.harness import EDIT, READ, WRITE, Server, record, size
@@ -225,3 +227,39 @@ def test_a_clean_exit_removes_its_own_journal_only(tmp_path: Path) -> None:
     assert other.exists()
     journal.note(str(tmp_path / "a"))  # a write after that is journaled again
     assert json.loads(Path(journal.file).read_text()) == str(tmp_path / "a")
+
+    # a temp file of this process still there (its removal failed): removed at the exit
+    folder = tmp_path / "a"
+    folder.mkdir()
+    mine = folder / f".f.txt.steadyhand-{os.getpid()}-0123abcd.tmp"
+    theirs = folder / ".g.txt.steadyhand-1-0123abcd.tmp"
+    for p in (mine, theirs):
+        p.write_text("old copy")
+    journal.finish()
+    assert not mine.exists() and theirs.exists()
+    assert not Path(journal.file).exists()
+
+
+def test_a_temp_file_that_cannot_be_removed_keeps_the_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from steadyhand.fs.atomic import TempJournal
+
+    folder = tmp_path / "a"
+    folder.mkdir()
+    stuck = folder / f".g.txt.steadyhand-{os.getpid()}-0123abcd.tmp"
+    stuck.write_text("old copy")
+    journal = TempJournal(str(tmp_path / "temps"))
+    journal.note(str(folder))
+    real_unlink = os.unlink
+
+    def failing_unlink(path: str, *args: object, **kwargs: object) -> None:
+        if str(path) == str(stuck):
+            raise PermissionError(13, "Permission denied", str(path))
+        real_unlink(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "unlink", failing_unlink)
+    journal.finish()
+    monkeypatch.undo()
+    assert stuck.exists()
+    assert Path(journal.file).exists()  # for the next start to clean up

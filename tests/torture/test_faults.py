@@ -108,7 +108,8 @@ async def test_short_writes(tmp_path: Path) -> None:
 
 async def test_faults_after_the_commit(tmp_path: Path) -> None:
     """Failures that come after the new bytes are in place (or of optional calls) do not
-    fail the write; an old copy left behind is removed at the next start."""
+    fail the write; an old copy left behind is removed when the server exits (or, after a
+    crash, at the next start)."""
     ws = tmp_path / "ws"
     ws.mkdir()
     f = ws / "f.txt"

@@ -487,6 +487,30 @@ def clean_stale_temps(folder: str, *, min_age_s: float = 0.0) -> list[str]:
     return removed
 
 
+def _own_temps_left(folder: str) -> bool:
+    """Remove this process's temp files from ``folder``; whether one is still there."""
+    pid = os.getpid()
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # cannot tell: the journal stays
+    left = False
+    for entry in entries:
+        m = TEMP_PATTERN.match(entry.name)
+        if not m or int(m.group(1)) != pid:
+            continue
+        try:
+            if entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            left = True
+    return left
+
+
 # -- the journal of folders that hold (or held) temp files ---------------------------
 
 _JOURNAL_NAME = re.compile(r"^(\d+)\.folders$")
@@ -551,12 +575,16 @@ class TempJournal:
             self._seen.add(folder)
 
     def finish(self) -> None:
-        """At a clean exit: this process leaves no temp file behind, so its journal, kept
-        for a crash, goes."""
+        """At a clean exit: remove this process's temp files still in the journaled
+        folders (a displaced copy whose removal failed), then the journal, which is only
+        needed after a crash; it stays if a temp file could not be removed, for the next
+        start to clean."""
         with self._lock:
             if self._pid == os.getpid():
-                with contextlib.suppress(OSError):
-                    os.unlink(self.file)
+                left = [folder for folder in sorted(self._seen) if _own_temps_left(folder)]
+                if not left:
+                    with contextlib.suppress(OSError):
+                        os.unlink(self.file)
             self._pid, self._seen = -1, set()
 
     def sweep(self) -> list[str]:
