@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Generic, TypeVar
 
-from steadyhand.fs.reader import decode_or_refuse, read_all
+from steadyhand.fs.reader import RawFile, decode_or_refuse, read_all
 from steadyhand.state.file_state import Source
 from steadyhand.state.hashing import content_hash, text_hash
 from steadyhand.text.encoding import UTF8, Encoding
@@ -100,7 +100,11 @@ def prime_endings(snap: Snapshot, stats: EndingStats) -> None:
 
 
 def from_disk(path: str) -> Snapshot:
-    raw = read_all(path)
+    return from_raw(path, read_all(path))
+
+
+def from_raw(path: str, raw: RawFile) -> Snapshot:
+    """A snapshot of bytes just read from the disk."""
     text, enc = decode_or_refuse(path, raw.data)
     return Snapshot(
         path=path,

@@ -48,6 +48,19 @@ def kind_by_name(path: str) -> str | None:
     return None
 
 
+#: How many first bytes :func:`kind_by_head` looks at.
+HEAD_BYTES = 1024
+
+
+def kind_by_head(head: bytes) -> str | None:
+    """``image`` or ``pdf`` from a file's first bytes (its magic), else None."""
+    if image_fmt.sniff(head[:HEAD_BYTES]) is not None:
+        return "image"
+    if head.startswith(pdf_fmt.MAGIC):
+        return "pdf"
+    return None
+
+
 def _sniff(path: str) -> str | None:
     """``image`` or ``pdf`` from the first bytes of a regular file, without blocking."""
     try:
@@ -57,16 +70,12 @@ def _sniff(path: str) -> str | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        head = os.read(fd, 1024)
+        head = os.read(fd, HEAD_BYTES)
     except OSError:
         return None
     finally:
         os.close(fd)
-    if image_fmt.sniff(head) is not None:
-        return "image"
-    if head.startswith(pdf_fmt.MAGIC):
-        return "pdf"
-    return None
+    return kind_by_head(head)
 
 
 def _unchanged(start: int, fields: dict[str, object]) -> Result:

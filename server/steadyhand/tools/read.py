@@ -6,8 +6,8 @@ import asyncio
 import os
 
 from steadyhand import formats
-from steadyhand.documents.snapshot import Snapshot
-from steadyhand.fs.reader import stream_window
+from steadyhand.documents.snapshot import Snapshot, from_raw
+from steadyhand.fs.reader import read_all, stream_window
 from steadyhand.guards.secrets import read_note
 from steadyhand.paths.resolve import ResolvedPath
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -32,21 +32,41 @@ async def read(ctx: ToolContext, p: ReadParams) -> Result:
             "(list the folder with your shell or search tool to find one).",
             path=rp.path,
         )
-    special = await formats.read_special(ctx, p, rp)
-    if special is not None:
-        return special  # a notebook, image or PDF
-    offset = max(1, p.offset) if p.offset is not None else None
-    whole = offset is None and p.limit is None
     size = rp.stat.st_size if rp.stat is not None else 0
     buffer = ctx.world.current(rp.path)
+    # A file small enough to read whole, with no telling name, is read once: its first
+    # bytes say whether it is an image or a PDF, the rest is the text.
+    by_content = (
+        buffer is None
+        and p.pages is None
+        and 0 < size <= ctx.settings.max_read_bytes
+        and formats.kind_by_name(rp.path) is None
+    )
+    if not by_content:
+        special = await formats.read_special(ctx, p, rp)
+        if special is not None:
+            return special  # a notebook, image or PDF
+    offset = max(1, p.offset) if p.offset is not None else None
+    whole = offset is None and p.limit is None
     if buffer is None and size > ctx.settings.max_read_bytes:
         if whole:
             # Refused, but with the file's outline so the model can choose a range.
             raise await formats.outline_large_file(ctx, p, rp)
         return await _read_large(ctx, p, rp, offset or 1)
     async with ctx.locks.hold(rp.path):
-        snap = buffer if buffer is not None else ctx.snapshot(rp.path)
-        return _read_snapshot(ctx, p, snap, offset, whole)
+        snap = ctx.world.current(rp.path)  # the buffer, if the file was opened meanwhile
+        if snap is None:
+            raw = read_all(rp.path)
+            if not by_content or formats.kind_by_head(raw.data[: formats.HEAD_BYTES]) is None:
+                snap = from_raw(rp.path, raw)
+        if snap is not None:
+            return _read_snapshot(ctx, p, snap, offset, whole)
+    special = await formats.read_special(ctx, p, rp)  # an image or PDF by its content
+    if special is not None:
+        return special
+    # Not one after all (a damaged image, say): the text path says what it is.
+    async with ctx.locks.hold(rp.path):
+        return _read_snapshot(ctx, p, ctx.snapshot(rp.path), offset, whole)
 
 
 def _read_snapshot(
