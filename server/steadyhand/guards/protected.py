@@ -8,7 +8,7 @@ paths (``denyGlobs``) are refused earlier, by path resolution, for reads as well
 from __future__ import annotations
 
 from steadyhand.config import DEFAULT_PROTECTED_GLOBS
-from steadyhand.paths.globs import first_match, relative_to
+from steadyhand.paths.globs import first_match, relative_to, within
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.tools.context import ToolContext
 
@@ -18,7 +18,7 @@ DEFAULT_PROTECTED = DEFAULT_PROTECTED_GLOBS
 
 def _relative(ctx: ToolContext, path: str) -> str | None:
     for root in (*ctx.roots.workspace, *ctx.roots.allowed):
-        if path == root or path.startswith(root.rstrip("/") + "/"):
+        if within(path, root):
             return relative_to(path, root)
     return None
 

@@ -70,6 +70,11 @@ def first_match(patterns: Sequence[str], path: str, relative: str | None = None)
     return next((p for p in patterns if matches(p, path, relative)), None)
 
 
+def within(path: str, root: str) -> bool:
+    """Whether the normalised ``path`` is ``root`` or lies inside it."""
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
 def relative_to(path: str, root: str) -> str:
     """``os.path.relpath(path, root)`` for a normalised ``path`` inside ``root``."""
     if path == root:

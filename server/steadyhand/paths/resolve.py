@@ -14,7 +14,7 @@ import stat
 from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
 
-from steadyhand.paths.globs import first_match, relative_to
+from steadyhand.paths.globs import first_match, relative_to, within
 from steadyhand.protocol.errors import ErrorCode, ToolError
 
 MAX_PATH_BYTES = 4096
@@ -105,10 +105,6 @@ def expand(file_path: str, roots: Roots) -> str:
     return os.path.normpath(p)
 
 
-def _within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
-
-
 def resolve(file_path: str, roots: Roots) -> ResolvedPath:
     """Resolve ``file_path`` or raise :class:`ToolError` (invalid_path, not_regular_file,
     outside_workspace, denied)."""
@@ -155,7 +151,7 @@ def resolve(file_path: str, roots: Roots) -> ResolvedPath:
             "replace it with an independent copy, or to turn on the allowHardLinks setting.",
             path=real,
         )
-    root = next((r for r in (*roots.workspace, *roots.allowed) if _within(real, r)), None)
+    root = next((r for r in (*roots.workspace, *roots.allowed) if within(real, r)), None)
     if root is None:
         where = ", ".join(roots.workspace + roots.allowed) or "(none configured)"
         escaped = " through a symbolic link" if real != absolute else ""
