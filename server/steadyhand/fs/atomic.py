@@ -35,7 +35,7 @@ import secrets
 import stat
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from steadyhand.fs.syscalls import RENAME_EXCHANGE, RENAME_NOREPLACE, Syscalls
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -463,52 +463,55 @@ def clean_stale_temps(folder: str, *, min_age_s: float = 0.0) -> list[str]:
     Only names of Steadyhand's own temp pattern are considered, only regular files, and
     only when the process that made them is gone; a user's file is never touched.
     """
-    removed: list[str] = []
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return removed
-    now = time.time()
-    for entry in entries:
-        m = TEMP_PATTERN.match(entry.name)
-        if not m:
-            continue
-        try:
-            st = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
-        if not stat.S_ISREG(st.st_mode) or now - st.st_mtime < min_age_s:
-            continue
-        if _pid_alive(int(m.group(1))):
-            continue
-        with contextlib.suppress(OSError):
-            os.unlink(entry.path)
-            removed.append(entry.path)
-    return removed
+    return _remove_temps(folder, lambda pid: not _pid_alive(pid), min_age_s)[0]
 
 
 def _own_temps_left(folder: str) -> bool:
     """Remove this process's temp files from ``folder``; whether one is still there."""
     pid = os.getpid()
+    return _remove_temps(folder, lambda owner: owner == pid, None)[1]
+
+
+def _remove_temps(
+    folder: str, made_by: Callable[[int], bool], min_age_s: float | None
+) -> tuple[list[str], bool]:
+    """Remove the regular files of Steadyhand's temp pattern in ``folder`` whose maker's
+    pid ``made_by`` accepts (and, with ``min_age_s``, that are at least that old).
+    Returns what was removed, and whether a file that should have gone may still be there
+    (one could not be removed, or the folder could not be read)."""
+    removed: list[str] = []
     try:
         entries = list(os.scandir(folder))
     except FileNotFoundError:
-        return False
+        return removed, False
     except OSError:
-        return True  # cannot tell: the journal stays
+        return removed, True
+    now = time.time()
     left = False
     for entry in entries:
         m = TEMP_PATTERN.match(entry.name)
-        if not m or int(m.group(1)) != pid:
+        if not m or not made_by(int(m.group(1))):
             continue
         try:
-            if entry.is_file(follow_symlinks=False):
-                os.unlink(entry.path)
+            st = entry.stat(follow_symlinks=False)
         except FileNotFoundError:
             continue
         except OSError:
             left = True
-    return left
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            continue
+        if min_age_s is not None and now - st.st_mtime < min_age_s:
+            continue
+        try:
+            os.unlink(entry.path)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            left = True
+            continue
+        removed.append(entry.path)
+    return removed, left
 
 
 # -- the journal of folders that hold (or held) temp files ---------------------------
