@@ -349,13 +349,12 @@ def splices_diff(
     splices: Sequence[Splice],
     *,
     name: str,
-    line: int | None = None,
     firsts: Sequence[int] | None = None,
 ) -> str:
     """Diff of ordered, non-overlapping ``splices`` on ``old_view`` (``new_view`` is the
     result), built around each group of nearby splices: edits far apart in a big file
-    cost what they touch, not the lines between them. ``line``: the line of the first
-    splice, when known; ``firsts``: the first line of every splice, when known."""
+    cost what they touch, not the lines between them. ``firsts``: the first line of
+    every splice, when known."""
     global _last_spliced
     last = _last_spliced
     if (
@@ -366,7 +365,7 @@ def splices_diff(
         and last[3] == name
     ):
         return last[4]  # an edit's result and its history entry diff the same change
-    diff = _splices_diff(old_view, new_view, splices, name, line, firsts)
+    diff = _splices_diff(old_view, new_view, splices, name, firsts)
     if len(old_view) + len(new_view) <= _MEMO_CHARS:
         _last_spliced = (old_view, new_view, splices, name, diff)
     return diff
@@ -380,8 +379,7 @@ def _splices_diff(
     new_view: str,
     splices: Sequence[Splice],
     name: str,
-    line: int | None,
-    firsts: Sequence[int] | None = None,
+    firsts: Sequence[int] | None,
 ) -> str:
     out: list[str] = []
     pos, at_line = 0, 1  # a position in old_view and its line: counting goes forward only
@@ -392,8 +390,6 @@ def _splices_diff(
     for k, sp in enumerate(splices):
         if firsts is not None:
             first = firsts[k]
-        elif k == 0 and line is not None:
-            first = line
         else:
             first = at_line + old_view.count("\n", pos, sp.start)
         pos, at_line = sp.start, first

@@ -75,7 +75,7 @@ async def edit(ctx: ToolContext, p: EditParams) -> Result:
                 note_shown(session, rec, err)
             raise
         lines = splice_lines(snap.view, plan.splices, content_key(snap))
-        _require_shown(rec, snap, plan, lines)
+        _require_shown(rec, snap, lines)
         return await apply_plan(
             ctx, rec, snap, plan, p.session, tool="edit", dry_run=p.dry_run, lines=lines
         )
@@ -129,28 +129,22 @@ def plan_one(
 _ANCHORS: ByContent[tuple[int, int]] = ByContent()
 
 
-def _line_at(view: str, offset: int, key: ContentKey) -> int:
-    """The 1-based line of ``offset`` in ``view`` (whose content key is ``key``)."""
-    base = _ANCHORS.get(key)
-    if base is None:
-        line = view.count("\n", 0, offset) + 1
-    else:
-        at, line = base
-        if at <= offset:
-            line += view.count("\n", at, offset)
-        elif at - offset < offset:
-            line -= view.count("\n", offset, at)
-        else:
-            line = view.count("\n", 0, offset) + 1
-    _ANCHORS.put(key, (offset, line))
-    return line
-
-
 def _relative_line(text: str, pos: int, known: int, known_line: int) -> int:
     """The line of ``pos`` in ``text``, counted from ``known``, which is on ``known_line``."""
     if pos >= known:
         return known_line + text.count("\n", known, pos)
     return known_line - text.count("\n", pos, known)
+
+
+def _line_at(view: str, offset: int, key: ContentKey) -> int:
+    """The 1-based line of ``offset`` in ``view`` (whose content key is ``key``), counted
+    from the known line if that is nearer than the top."""
+    at, line = _ANCHORS.get(key) or (0, 1)
+    if at > offset and at - offset >= offset:
+        at, line = 0, 1
+    line = _relative_line(view, offset, at, line)
+    _ANCHORS.put(key, (offset, line))
+    return line
 
 
 def splice_lines(view: str, splices: Sequence[Splice], key: ContentKey) -> list[tuple[int, int]]:
@@ -188,9 +182,7 @@ def changed_span(
     return lines[0][0], last_old, last_new
 
 
-def _require_shown(
-    rec: FileRecord, snap: Snapshot, plan: EditPlan, lines: Sequence[tuple[int, int]]
-) -> None:
+def _require_shown(rec: FileRecord, snap: Snapshot, lines: Sequence[tuple[int, int]]) -> None:
     """Refuse unless every splice lies in lines shown to the session (``lines``: each
     splice's first and last line, from :func:`splice_lines`)."""
     if rec.full_view:
@@ -220,15 +212,15 @@ async def apply_plan(
     tool: str,
     dry_run: bool = False,
     summary: str | None = None,
-    lines: Sequence[tuple[int, int]] | None = None,
+    lines: Sequence[tuple[int, int]],
     new_view: str | None = None,
 ) -> Result:
     """Turn a plan into the new text, send it to the world, and keep the cache true.
 
     ``dry_run``: every check, then the diff, and nothing changed (not even the cache).
     ``summary`` replaces "replaced N occurrences" in the message. ``lines``: each
-    splice's first and last line, when the caller has them (:func:`splice_lines`);
-    ``new_view``: the text with the splices applied, when the caller has it.
+    splice's first and last line (:func:`splice_lines`); ``new_view``: the text with the
+    splices applied, when the caller has it.
     """
     view = snap.view
     if new_view is None:
@@ -268,8 +260,6 @@ async def apply_plan(
 
     first_sp, last_sp = plan.splices[0], plan.splices[-1]
     growth = len(new_view) - len(view)
-    if lines is None:
-        lines = splice_lines(view, plan.splices, content_key(snap))
     first_line, last_old, last_new = changed_span(view, new_view, plan.splices, lines)
     new_end = last_sp.end + growth
     shown: tuple[tuple[int, int], ...]

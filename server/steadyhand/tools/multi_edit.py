@@ -173,7 +173,7 @@ async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
             )
         combined = EditPlan(EXACT, composed)
         lines = splice_lines(view, combined.splices, content_key(snap))
-        _require_shown(rec, snap, combined, lines)
+        _require_shown(rec, snap, lines)
         result = await apply_plan(
             ctx,
             rec,

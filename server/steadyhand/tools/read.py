@@ -57,7 +57,7 @@ async def read(ctx: ToolContext, p: ReadParams) -> Result:
         snap = ctx.world.current(rp.path)  # the buffer, if the file was opened meanwhile
         if snap is None:
             raw = read_all(rp.path)
-            if not by_content or formats.kind_by_head(raw.data[: formats.HEAD_BYTES]) is None:
+            if not by_content or formats.kind_by_head(raw.data) is None:
                 snap = from_raw(rp.path, raw)
         if snap is not None:
             return _read_snapshot(ctx, p, snap, offset, whole)
