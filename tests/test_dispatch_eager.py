@@ -106,23 +106,28 @@ async def test_a_call_that_never_waits_is_answered_before_handle_body_returns(
     assert refused is not None and refused["result"]["error"] == "not_found", refused
 
 
+async def _hold_lock(lane: _Lane, path: str) -> tuple[asyncio.Task[None], asyncio.Event]:
+    """Hold the file's lock in a task, as another tool call would, until the event is set."""
+    release = asyncio.Event()
+    held = asyncio.Event()
+
+    async def hold() -> None:
+        async with lane.server.ctx.locks.hold(os.path.realpath(path)):
+            held.set()
+            await release.wait()
+
+    holder = asyncio.create_task(hold())
+    await held.wait()
+    return holder, release
+
+
 async def test_a_call_that_waits_for_the_file_lock_is_answered_once_it_is_free(
     lane: _Lane,
 ) -> None:
     path = str(lane.ws / "a.txt")
     first = lane.command("steadyhand.read", {"file_path": path})
     assert lane.answer(first) is not None
-    real = os.path.realpath(path)
-    release = asyncio.Event()
-    held = asyncio.Event()
-
-    async def hold() -> None:
-        async with lane.server.ctx.locks.hold(real):
-            held.set()
-            await release.wait()
-
-    holder = asyncio.create_task(hold())
-    await held.wait()
+    holder, release = await _hold_lock(lane, path)
     rid = lane.command(
         "steadyhand.edit", {"file_path": path, "old_string": "two", "new_string": "deux"}
     )
@@ -140,16 +145,7 @@ async def test_a_call_that_waits_for_the_file_lock_is_answered_once_it_is_free(
 async def test_a_waiting_call_can_be_cancelled_and_changes_nothing(lane: _Lane) -> None:
     path = str(lane.ws / "a.txt")
     lane.command("steadyhand.read", {"file_path": path})
-    release = asyncio.Event()
-    held = asyncio.Event()
-
-    async def hold() -> None:
-        async with lane.server.ctx.locks.hold(os.path.realpath(path)):
-            held.set()
-            await release.wait()
-
-    holder = asyncio.create_task(hold())
-    await held.wait()
+    holder, release = await _hold_lock(lane, path)
     rid = lane.command(
         "steadyhand.edit", {"file_path": path, "old_string": "two", "new_string": "deux"}
     )

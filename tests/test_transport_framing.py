@@ -37,6 +37,11 @@ class _Collect:
         self.stop_after: int | None = None
         monkeypatch.setattr(transport, "handle_body", self._handle)
 
+    def framer(self) -> tuple[MessageFramer, asyncio.Future[None]]:
+        """A framer handing its messages here (in a running event loop), and its end."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        return MessageFramer(None, self.stop, done), done  # type: ignore[arg-type]
+
     def _handle(self, protocol: Any, body: bytes) -> None:
         self.got.append(bytes(body))
         if self.stop_after is not None and len(self.got) >= self.stop_after:
@@ -62,8 +67,7 @@ def test_any_split_gives_the_same_messages_in_order(
         sink = _Collect(m)
 
         async def run() -> None:
-            done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            framer = MessageFramer(None, sink.stop, done)  # type: ignore[arg-type]
+            framer, done = sink.framer()
             stream = b"".join(_frame(b, s) for b, s in zip(messages, styles, strict=False))
             _feed(framer, stream, cuts)
             assert sink.got == messages
@@ -74,48 +78,35 @@ def test_any_split_gives_the_same_messages_in_order(
         asyncio.run(run())
 
 
-def test_a_large_body_in_small_pieces_is_handed_on_once(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_large_body_in_small_pieces_is_handed_on_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     sink = _Collect(monkeypatch)
-
-    async def run() -> None:
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        framer = MessageFramer(None, sink.stop, done)  # type: ignore[arg-type]
-        big = bytes(range(256)) * 40_000  # about 10 MB
-        framer.data_received(b"Content-Length: %d\r\n\r\n" % len(big))
-        for i in range(0, len(big), 65_536):
-            framer.data_received(big[i : i + 65_536])
-            assert sink.got == ([] if i + 65_536 < len(big) else [big])
-        framer.data_received(_frame(b'{"next":1}', b"Content-Length: %d\r\n\r\n"))
-        assert sink.got == [big, b'{"next":1}']
-
-    asyncio.run(run())
+    framer, _ = sink.framer()
+    big = bytes(range(256)) * 40_000  # about 10 MB
+    framer.data_received(b"Content-Length: %d\r\n\r\n" % len(big))
+    for i in range(0, len(big), 65_536):
+        framer.data_received(big[i : i + 65_536])
+        assert sink.got == ([] if i + 65_536 < len(big) else [big])
+    framer.data_received(_frame(b'{"next":1}', b"Content-Length: %d\r\n\r\n"))
+    assert sink.got == [big, b'{"next":1}']
 
 
-def test_a_stop_ends_the_handling(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_stop_ends_the_handling(monkeypatch: pytest.MonkeyPatch) -> None:
     sink = _Collect(monkeypatch)
     sink.stop_after = 2  # as the `exit` notification does
-
-    async def run() -> None:
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        framer = MessageFramer(None, sink.stop, done)  # type: ignore[arg-type]
-        frames = b"".join(_frame(b"%d" % i, b"Content-Length: %d\r\n\r\n") for i in range(4))
-        framer.data_received(frames)
-        assert sink.got == [b"0", b"1"]
-        assert done.done()
-        framer.data_received(_frame(b"4", b"Content-Length: %d\r\n\r\n"))
-        assert sink.got == [b"0", b"1"]
-
-    asyncio.run(run())
+    framer, done = sink.framer()
+    frames = b"".join(_frame(b"%d" % i, b"Content-Length: %d\r\n\r\n") for i in range(4))
+    framer.data_received(frames)
+    assert sink.got == [b"0", b"1"]
+    assert done.done()
+    framer.data_received(_frame(b"4", b"Content-Length: %d\r\n\r\n"))
+    assert sink.got == [b"0", b"1"]
 
 
-def test_a_bad_or_negative_length_is_not_a_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_bad_or_negative_length_is_not_a_frame(monkeypatch: pytest.MonkeyPatch) -> None:
     sink = _Collect(monkeypatch)
-
-    async def run() -> None:
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        framer = MessageFramer(None, sink.stop, done)  # type: ignore[arg-type]
-        framer.data_received(b"Content-Length: -5\r\n\r\nContent-Length: x\r\n\r\n")
-        framer.data_received(_frame(b"ok", b"Content-Length: %d\r\n\r\n"))
-        assert sink.got == [b"ok"]
-
-    asyncio.run(run())
+    framer, _ = sink.framer()
+    framer.data_received(b"Content-Length: -5\r\n\r\nContent-Length: x\r\n\r\n")
+    framer.data_received(_frame(b"ok", b"Content-Length: %d\r\n\r\n"))
+    assert sink.got == [b"ok"]
