@@ -278,9 +278,12 @@ class Bench:
             for d in dirs.values():
                 (d / "w1k.py").write_text(workload.source_text(1000))
                 (d / "create").mkdir(exist_ok=True)
-        sh = self.start(servers.steadyhand(SH, fsync=False))
-        shd = self.start(servers.steadyhand(SHD))
-        peer = self.start(servers.peer(str(self.ws)))
+        # Each server gets a folder of its own as its workspace, as in real use: one that
+        # watched the others' folders too would be woken by their writes (some 1,000 a
+        # second here) and share its undo history with them.
+        sh = self.start(servers.steadyhand(SH, fsync=False), dirs[SH])
+        shd = self.start(servers.steadyhand(SHD), dirs[SHD])
+        peer = self.start(servers.peer(str(dirs[PEER])), dirs[PEER])
         multi = next((c for c in sh.commands() if "multi" in c), None)
         rows: list[OpRow] = []
         try:
