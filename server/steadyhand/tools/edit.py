@@ -74,8 +74,7 @@ async def edit(ctx: ToolContext, p: EditParams) -> Result:
             if not p.dry_run:
                 note_shown(session, rec, err)
             raise
-        lines = splice_lines(snap.view, plan.splices, content_key(snap))
-        _require_shown(rec, snap, lines)
+        lines = shown_lines(rec, snap, plan.splices)
         return await apply_plan(
             ctx, rec, snap, plan, p.session, tool="edit", dry_run=p.dry_run, lines=lines
         )
@@ -182,11 +181,14 @@ def changed_span(
     return lines[0][0], last_old, last_new
 
 
-def _require_shown(rec: FileRecord, snap: Snapshot, lines: Sequence[tuple[int, int]]) -> None:
-    """Refuse unless every splice lies in lines shown to the session (``lines``: each
-    splice's first and last line, from :func:`splice_lines`)."""
+def shown_lines(
+    rec: FileRecord, snap: Snapshot, splices: Sequence[Splice]
+) -> list[tuple[int, int]]:
+    """Each splice's first and last line (:func:`splice_lines`); refused unless every
+    splice lies in lines shown to the session."""
+    lines = splice_lines(snap.view, splices, content_key(snap))
     if rec.full_view:
-        return
+        return lines
     for first, last in lines:
         gap = missing_lines(rec.shown, first, last)
         if gap is not None:
@@ -200,6 +202,7 @@ def _require_shown(rec: FileRecord, snap: Snapshot, lines: Sequence[tuple[int, i
                 path=snap.path,
                 lines=[first, last],
             )
+    return lines
 
 
 async def apply_plan(
@@ -219,7 +222,7 @@ async def apply_plan(
 
     ``dry_run``: every check, then the diff, and nothing changed (not even the cache).
     ``summary`` replaces "replaced N occurrences" in the message. ``lines``: each
-    splice's first and last line (:func:`splice_lines`); ``new_view``: the text with the
+    splice's first and last line (:func:`shown_lines`); ``new_view``: the text with the
     splices applied, when the caller has it.
     """
     view = snap.view
@@ -259,9 +262,7 @@ async def apply_plan(
         prime_endings(after, ending_stats_spliced(snap.endings, snap.raw, new_raw, rsp))
 
     first_sp, last_sp = plan.splices[0], plan.splices[-1]
-    growth = len(new_view) - len(view)
     first_line, last_old, last_new = changed_span(view, new_view, plan.splices, lines)
-    new_end = last_sp.end + growth
     shown: tuple[tuple[int, int], ...]
     if rec.full_view:
         shown = full_range(after)
@@ -280,6 +281,7 @@ async def apply_plan(
         )
         shown_snippet = snippet_at(after.view, first_sp.start, first_line, snippet_last)
     else:  # the editor changed more (a formatter on save): diff the whole changed region
+        new_end = last_sp.end + len(new_view) - len(view)
         diff = region_diff(
             view, after.view, first_sp.start, last_sp.end, new_end, name=snap.path, line=first_line
         )

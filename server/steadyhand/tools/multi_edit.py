@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import os
 
-from steadyhand.documents.snapshot import content_key
 from steadyhand.guards.protected import check_writable
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import EditItem, MultiEditParams
@@ -20,7 +19,7 @@ from steadyhand.text.lines import to_view
 from steadyhand.text.matching import EXACT, EditPlan, Splice, apply_splices, compose, exact_places
 from steadyhand.tools.context import ToolContext
 from steadyhand.tools.dry_run import check_fresh, note_shown
-from steadyhand.tools.edit import _require_shown, apply_plan, plan_one, splice_lines
+from steadyhand.tools.edit import apply_plan, plan_one, shown_lines
 from steadyhand.tools.notebook_edit import refuse_notebook
 from steadyhand.tools.records import require_read
 from steadyhand.tools.suggest import not_found
@@ -172,8 +171,7 @@ async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
                 path=path,
             )
         combined = EditPlan(EXACT, composed)
-        lines = splice_lines(view, combined.splices, content_key(snap))
-        _require_shown(rec, snap, lines)
+        lines = shown_lines(rec, snap, combined.splices)
         result = await apply_plan(
             ctx,
             rec,
