@@ -37,7 +37,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
-from steadyhand.fs.syscalls import RENAME_EXCHANGE, RENAME_NOREPLACE, Syscalls
+from steadyhand.fs.syscalls import (
+    RENAME_EXCHANGE,
+    RENAME_NOREPLACE,
+    Syscalls,
+    open_no_symlinks,
+)
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import streaming_hasher
 
@@ -48,6 +53,10 @@ _MAX_BASE = 100
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 #: errnos meaning "this file system / kernel cannot do renameat2 with flags".
 _NO_RENAMEAT2 = frozenset({errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP})
+#: errnos of a one-call open (no symbolic link on the path) that the folder-by-folder
+#: walk handles: a missing folder to create, a link or a file to name in the refusal,
+#: a kernel (or a sandbox) without ``openat2``.
+_WALK_INSTEAD = frozenset({errno.ENOENT, errno.ELOOP, errno.ENOTDIR, errno.ENOSYS, errno.EPERM})
 #: Undoing a swap is never fault-injected: it only runs to protect someone else's bytes.
 _PLAIN = Syscalls()
 
@@ -78,7 +87,14 @@ def _open_folder(folder: str, sys: Syscalls, *, make: bool, path: str) -> tuple[
     """Open ``folder`` (an absolute real path) without following any symbolic link.
 
     Missing folders are created when ``make``; returns the folder's fd and what was made.
+    One call does it when the folder is there and no link is on the way; otherwise the
+    path is walked one folder at a time, which creates and names what it must.
     """
+    try:
+        return sys.open_folder(folder), []
+    except OSError as exc:
+        if exc.errno not in _WALK_INSTEAD:
+            raise
     fd = os.open("/", _DIR_FLAGS)
     created: list[str] = []
     cur = "/"
@@ -126,6 +142,11 @@ def open_confined(path: str, flags: int) -> int:
     For readers: a folder swapped for a link after the path was checked gives
     ``invalid_path`` instead of a file from wherever the link points.
     """
+    try:
+        return open_no_symlinks(path, flags | os.O_NOFOLLOW)
+    except OSError as exc:
+        if exc.errno not in _WALK_INSTEAD or exc.errno == errno.ENOENT:
+            raise
     folder, name = os.path.split(path)
     dfd, _ = _open_folder(folder, _PLAIN, make=False, path=path)
     try:

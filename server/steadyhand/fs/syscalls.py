@@ -12,6 +12,8 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import platform
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -39,6 +41,62 @@ if _renameat2 is not None:
 
 _AT_FDCWD = -100
 
+#: ``openat2`` (Linux >= 5.6): its number is the same on every architecture listed.
+_NR_OPENAT2 = 437
+_OPENAT2_MACHINES = frozenset({"x86_64", "amd64", "aarch64", "arm64", "riscv64"})
+#: ``open_how.resolve``: fail with ELOOP if any component of the path is a symbolic link.
+RESOLVE_NO_SYMLINKS = 0x04
+
+
+class _OpenHow(ctypes.Structure):
+    _fields_ = [
+        ("flags", ctypes.c_uint64),
+        ("mode", ctypes.c_uint64),
+        ("resolve", ctypes.c_uint64),
+    ]
+
+
+_syscall: Any = getattr(_libc, "syscall", None) if _libc is not None else None
+if _syscall is not None:
+    _syscall.restype = ctypes.c_long
+#: Cleared when the kernel turns out not to know ``openat2``.
+_openat2_known = (
+    _syscall is not None
+    and sys.platform.startswith("linux")
+    and platform.machine().lower() in _OPENAT2_MACHINES
+)
+
+
+def open_no_symlinks(path: str, flags: int) -> int:
+    """Open the absolute ``path`` in one call in which no component, the last one
+    included, may be a symbolic link (``openat2`` with ``RESOLVE_NO_SYMLINKS``).
+
+    Raises ``OSError``: ``ELOOP`` if a component is a link, ``ENOSYS`` where the kernel
+    or the C library cannot do this (callers then walk the path one folder at a time).
+    The descriptor is close-on-exec. ``flags`` must not create a file.
+    """
+    global _openat2_known
+    if not _openat2_known:
+        raise OSError(errno.ENOSYS, "openat2 is not available", path)
+    how = _OpenHow(flags | os.O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS)
+    raw = os.fsencode(path)
+    while True:
+        fd = _syscall(
+            ctypes.c_long(_NR_OPENAT2),
+            ctypes.c_long(_AT_FDCWD),
+            ctypes.c_char_p(raw),
+            ctypes.byref(how),
+            ctypes.c_size_t(ctypes.sizeof(how)),
+        )
+        if fd >= 0:
+            return int(fd)
+        err = ctypes.get_errno()
+        if err != errno.EINTR:
+            break
+    if err == errno.ENOSYS:
+        _openat2_known = False
+    raise OSError(err, os.strerror(err), path)
+
 
 def renameat2(src: str, dst: str, flags: int, dir_fd: int | None = None) -> None:
     """``renameat2(2)``; raises ``OSError(ENOSYS)`` where the C library lacks it."""
@@ -65,6 +123,11 @@ class Syscalls:
         return os.open(
             name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd
         )
+
+    def open_folder(self, path: str) -> int:
+        """Open the folder at the absolute ``path`` in one call, through no symbolic link
+        (:func:`open_no_symlinks`; ``ENOSYS`` where that cannot be done)."""
+        return open_no_symlinks(path, os.O_RDONLY | os.O_DIRECTORY)
 
     def write(self, fd: int, data: bytes | memoryview) -> int:
         return os.write(fd, data)
@@ -140,6 +203,10 @@ class FaultPlan(Syscalls):
     def open_dir(self, name: str, dir_fd: int) -> int:
         self._check("open_dir")
         return super().open_dir(name, dir_fd)
+
+    def open_folder(self, path: str) -> int:
+        self._check("open_dir")  # the same step as the walk's open_dir: opening a folder
+        return super().open_folder(path)
 
     def write(self, fd: int, data: bytes | memoryview) -> int:
         if self._check("write") is not None and len(data) > 1:

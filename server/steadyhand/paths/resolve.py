@@ -14,6 +14,7 @@ import stat
 from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
 
+from steadyhand.fs.syscalls import open_no_symlinks
 from steadyhand.paths.globs import first_match, relative_to, within
 from steadyhand.protocol.errors import ErrorCode, ToolError
 
@@ -109,25 +110,12 @@ def resolve(file_path: str, roots: Roots) -> ResolvedPath:
     """Resolve ``file_path`` or raise :class:`ToolError` (invalid_path, not_regular_file,
     outside_workspace, denied)."""
     absolute = expand(file_path, roots)
-    _refuse_special(file_path, absolute)
-    try:
-        real = os.path.realpath(absolute, strict=False)
-    except (OSError, ValueError) as exc:
-        raise _invalid(f"{file_path!r} cannot be resolved ({exc}).") from exc
-    try:
-        st: os.stat_result | None = os.lstat(real)
-    except FileNotFoundError:
-        st = None
-    except NotADirectoryError as exc:
-        raise _invalid(f"A part of {file_path!r} is a file, not a folder.") from exc
-    except OSError as exc:
-        if exc.errno == 40:  # ELOOP
-            raise _invalid(f"{file_path!r} is a symbolic link loop.") from exc
-        if exc.errno == errno.ENAMETOOLONG:
-            raise _invalid(f"A name in {file_path!r} is too long. Use shorter names.") from exc
-        raise ToolError(
-            ErrorCode.IO_ERROR, f"Cannot inspect {file_path!r}: {exc.strerror}."
-        ) from exc
+    plain = _without_links(absolute)
+    st: os.stat_result | None
+    if plain is not None:  # no symbolic link on the way: the path is its own real path
+        real, st = absolute, plain[0]
+    else:
+        real, st = _real_and_stat(file_path, absolute)
     if st is not None and stat.S_ISLNK(st.st_mode):
         raise _invalid(f"{file_path!r} is a symbolic link that cannot be resolved (a loop?).")
     if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
@@ -171,6 +159,54 @@ def resolve(file_path: str, roots: Roots) -> ResolvedPath:
             path=real,
         )
     return ResolvedPath(real, real, root, st)
+
+
+_NO_LINK: tuple[os.stat_result | None] = (None,)
+
+
+def _without_links(absolute: str) -> tuple[os.stat_result | None] | None:
+    """``(stat,)`` of ``absolute`` (``(None,)`` if it does not exist but its folder does)
+    when no component of it is a symbolic link, found in one or two system calls; None
+    when there is a link, or the question needs the long way round (:func:`_real_and_stat`).
+    The path is opened with ``O_PATH``: nothing is read, and a FIFO cannot block."""
+    try:
+        fd = open_no_symlinks(absolute, os.O_PATH)
+    except OSError as exc:
+        if exc.errno != errno.ENOENT:
+            return None
+        try:  # a file still to be created: its folder must be link-free, and there
+            os.close(open_no_symlinks(os.path.dirname(absolute), os.O_PATH | os.O_DIRECTORY))
+        except OSError:
+            return None
+        return _NO_LINK
+    try:
+        return (os.fstat(fd),)
+    finally:
+        os.close(fd)
+
+
+def _real_and_stat(file_path: str, absolute: str) -> tuple[str, os.stat_result | None]:
+    """The real path of ``absolute`` (symbolic links resolved) and its ``lstat``, or None
+    if it does not exist."""
+    _refuse_special(file_path, absolute)
+    try:
+        real = os.path.realpath(absolute, strict=False)
+    except (OSError, ValueError) as exc:
+        raise _invalid(f"{file_path!r} cannot be resolved ({exc}).") from exc
+    try:
+        return real, os.lstat(real)
+    except FileNotFoundError:
+        return real, None
+    except NotADirectoryError as exc:
+        raise _invalid(f"A part of {file_path!r} is a file, not a folder.") from exc
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _invalid(f"{file_path!r} is a symbolic link loop.") from exc
+        if exc.errno == errno.ENAMETOOLONG:
+            raise _invalid(f"A name in {file_path!r} is too long. Use shorter names.") from exc
+        raise ToolError(
+            ErrorCode.IO_ERROR, f"Cannot inspect {file_path!r}: {exc.strerror}."
+        ) from exc
 
 
 def _refuse_special(file_path: str, absolute: str) -> None:
