@@ -302,3 +302,27 @@ async def test_failed_write_leaves_file_intact(client: LanguageClient, workspace
         assert [p.name for p in folder.iterdir()] == ["x.txt"]
     finally:
         folder.chmod(0o755)
+
+
+async def test_no_copy_is_left_once_the_next_call_is_answered(
+    client: LanguageClient, workspace: Path
+) -> None:
+    """The old copy a checked write displaces is removed just after the answer, before
+    the next call is handled; the file keeps its bytes, mode and inode's new content."""
+    folder = workspace / "tidy"
+    folder.mkdir()
+    f = folder / "t.txt"
+    f.write_text("one\ntwo\n")
+    f.chmod(0o640)
+    await call(client, READ, file_path="tidy/t.txt")
+    for n in range(5):
+        old, new = ("two", f"2-{n}") if n == 0 else (f"2-{n - 1}", f"2-{n}")
+        r = await call(client, EDIT, file_path="tidy/t.txt", old_string=old, new_string=new)
+        assert r["ok"], r
+        assert (await call(client, "steadyhand.ping"))["ok"]
+        assert [p.name for p in folder.iterdir()] == ["t.txt"]
+    w = await call(client, WRITE, file_path="tidy/t.txt", content="whole\n")
+    assert w["ok"], w
+    assert (await call(client, "steadyhand.ping"))["ok"]
+    assert [p.name for p in folder.iterdir()] == ["t.txt"]
+    assert f.read_text() == "whole\n" and stat.S_IMODE(f.stat().st_mode) == 0o640

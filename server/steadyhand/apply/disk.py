@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
+from collections.abc import Callable
 
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.fs.atomic import _fsync_folder, atomic_write
@@ -11,6 +13,20 @@ from steadyhand.fs.syscalls import Syscalls
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import content_hash
 from steadyhand.tools.context import Applied, Change
+
+
+def after_answer(job: Callable[[], None]) -> None:
+    """Run ``job`` on the event loop's next turn (at once where no loop runs here).
+
+    A command that waits for nothing is answered within the turn that read it, so the
+    job runs after the answer went out and before the next message is handled.
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        job()
+        return
+    loop.call_soon(job)
 
 
 def write_to_disk(change: Change, syscalls: Syscalls, *, fsync: bool) -> Applied:
@@ -31,6 +47,7 @@ def write_to_disk(change: Change, syscalls: Syscalls, *, fsync: bool) -> Applied
             expect=expect,
             expect_stat=expect_stat,
             create=before is None,
+            later=after_answer,
         )
     except OSError as exc:
         reason = exc.strerror or str(exc)

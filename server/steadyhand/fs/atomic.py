@@ -27,6 +27,7 @@ import atexit
 import contextlib
 import errno
 import fcntl
+import functools
 import json
 import logging
 import os
@@ -59,6 +60,9 @@ _NO_RENAMEAT2 = frozenset({errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP})
 _WALK_INSTEAD = frozenset({errno.ENOENT, errno.ELOOP, errno.ENOTDIR, errno.ENOSYS, errno.EPERM})
 #: Undoing a swap is never fault-injected: it only runs to protect someone else's bytes.
 _PLAIN = Syscalls()
+
+#: Runs a job once the current answer has gone out (see ``atomic_write``'s ``later``).
+Later = Callable[[Callable[[], None]], None]
 
 
 def temp_basename(name: str) -> str:
@@ -207,6 +211,7 @@ def atomic_write(
     expect: str | None = None,
     expect_stat: tuple[int, int] | None = None,
     create: bool = False,
+    later: Later | None = None,
 ) -> os.stat_result:
     """Replace ``path`` (a real path, no symlink) with ``data`` atomically.
 
@@ -216,6 +221,9 @@ def atomic_write(
     not exist (else ``stale``). ``expect_stat``: the (size, mtime_ns) the file had when
     it had the ``expect`` hash; when it still has them the file is not hashed before the
     swap (the copy the swap displaces is always hashed, so a change is still caught).
+    ``later``: what removes that displaced copy once it is checked, so the removal (which
+    frees the old file's pages) need not delay the answer; by default it is removed at
+    once. Returns the new file's status.
     """
     folder, name = os.path.split(path)
     try:
@@ -224,7 +232,7 @@ def atomic_write(
         raise _changed(path, "was deleted (with its folder)") from None
     try:
         try:
-            return _write_in(dfd, path, name, data, sys, fsync, expect, expect_stat, create)
+            return _write_in(dfd, path, name, data, sys, fsync, expect, expect_stat, create, later)
         except BaseException:
             for d in reversed(created):
                 with contextlib.suppress(OSError):
@@ -244,6 +252,7 @@ def _write_in(
     expect: str | None,
     expect_stat: tuple[int, int] | None,
     create: bool,
+    later: Later | None,
 ) -> os.stat_result:
     try:
         existing: os.stat_result | None = os.stat(name, dir_fd=dfd, follow_symlinks=False)
@@ -282,11 +291,12 @@ def _write_in(
                 sys.fchown(fd, existing.st_uid, existing.st_gid)
         if fsync:
             sys.fsync(fd)
-        ino = os.fstat(fd).st_ino
+        # what the file will be: a rename changes neither its size nor its time
+        written = os.fstat(fd)
         fd_to_close, fd = fd, -1
         sys.close(fd_to_close)
         ours = False  # from here on _commit owns the temp name
-        _commit(dfd, path, name, tmp, ino, sys, expect, expect_stat, create)
+        _commit(dfd, path, name, tmp, written.st_ino, sys, expect, expect_stat, create, later)
     except BaseException:
         if fd >= 0:
             with contextlib.suppress(OSError):
@@ -298,7 +308,7 @@ def _write_in(
     if fsync:
         with contextlib.suppress(OSError):
             sys.fsync_dir(dfd)
-    return os.stat(name, dir_fd=dfd, follow_symlinks=False)
+    return written
 
 
 def _commit(
@@ -311,6 +321,7 @@ def _commit(
     expect: str | None,
     expect_stat: tuple[int, int] | None,
     create: bool,
+    later: Later | None = None,
 ) -> None:
     """Put the temp file ``tmp`` (inode ``ino``) in place of ``name``.
 
@@ -323,7 +334,7 @@ def _commit(
             sys.rename(tmp, name, dfd)
         else:
             with _folder_lock(dfd):
-                _swap_checked(dfd, path, name, tmp, ino, sys, expect, expect_stat)
+                _swap_checked(dfd, path, name, tmp, ino, sys, expect, expect_stat, later)
     except BaseException:
         if _ino_at(dfd, tmp) == ino:
             with contextlib.suppress(OSError):
@@ -392,6 +403,7 @@ def _swap_checked(
     sys: Syscalls,
     expect: str,
     expect_stat: tuple[int, int] | None,
+    later: Later | None = None,
 ) -> None:
     # A quick look first: a file whose size or time moved is hashed before the swap (a
     # changed file is refused without touching it); the displaced copy is hashed anyway.
@@ -412,11 +424,15 @@ def _swap_checked(
     except OSError:
         displaced = None
     if displaced == expect:
+        if later is None:
+            _remove_displaced(sys, dfd, tmp, path)
+            return
+        own = os.dup(dfd)
         try:
-            sys.unlink(tmp, dfd)
-        except OSError:
-            # The new bytes are in place; the old copy is removed at the next start.
-            log.warning("could not remove %s after writing %s", tmp, path)
+            later(functools.partial(_remove_displaced, sys, own, tmp, path, close=True))
+        except BaseException:
+            os.close(own)
+            raise
         return
     kept = _put_back(dfd, name, tmp, ino)
     err = _changed(path, "was changed")
@@ -424,6 +440,18 @@ def _swap_checked(
         err.message += f" An older copy of their version was kept as {kept}."
         err.fields["kept"] = kept
     raise err
+
+
+def _remove_displaced(sys: Syscalls, dfd: int, tmp: str, path: str, *, close: bool = False) -> None:
+    """Remove the old copy a checked swap displaced to ``tmp`` (closing ``dfd`` if asked)."""
+    try:
+        sys.unlink(tmp, dfd)
+    except OSError:
+        # The new bytes are in place; the old copy is removed at exit or the next start.
+        log.warning("could not remove %s after writing %s", tmp, path)
+    finally:
+        if close:
+            os.close(dfd)
 
 
 def _put_back(dfd: int, name: str, tmp: str, ino: int) -> str | None:
