@@ -6,9 +6,10 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
 from pytest_lsp import LanguageClient
 
-from tests.conftest import call
+from tests.conftest import call, client_with
 
 READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
 
@@ -326,3 +327,58 @@ async def test_no_copy_is_left_once_the_next_call_is_answered(
     assert (await call(client, "steadyhand.ping"))["ok"]
     assert [p.name for p in folder.iterdir()] == ["t.txt"]
     assert f.read_text() == "whole\n" and stat.S_IMODE(f.stat().st_mode) == 0o640
+
+
+unwatched = client_with({"watch": False})
+
+
+def _rewrite_in_place_keeping_time(f: Path, data: bytes) -> None:
+    """Overwrite ``f`` in place (same inode, same length) and put its modification time
+    back: only the bytes tell that it changed."""
+    st = f.stat()
+    assert len(data) == st.st_size
+    with f.open("r+b") as fh:
+        fh.write(data)
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    after = f.stat()
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (
+        st.st_ino,
+        st.st_size,
+        st.st_mtime_ns,
+    )
+
+
+@pytest.mark.parametrize("tool", ["edit", "multiEdit", "write"])
+async def test_a_change_invisible_to_stat_is_never_lost(
+    unwatched: LanguageClient, workspace: Path, tool: str
+) -> None:
+    """The content last written is reused while the file's identity, size and time stay
+    the same; when bytes changed behind them, the compare-and-swap refuses the change
+    and keeps the other writer's bytes."""
+    f = workspace / f"sneaky-{tool}.txt"
+    f.write_text("alpha\nbeta\ngamma\n")
+    rel = f.name
+    await call(unwatched, READ, file_path=rel)
+    first = await call(unwatched, EDIT, file_path=rel, old_string="beta", new_string="BETA")
+    assert first["ok"], first  # Steadyhand now knows the content it wrote
+    theirs = b"alpha\nbetA\ngamma\n"  # as long as "alpha\nBETA\ngamma\n"
+    _rewrite_in_place_keeping_time(f, theirs)
+    if tool == "edit":
+        r = await call(unwatched, EDIT, file_path=rel, old_string="gamma", new_string="G")
+    elif tool == "multiEdit":
+        edits = [{"old_string": "gamma", "new_string": "G"}]
+        r = await call(unwatched, "steadyhand.multiEdit", file_path=rel, edits=edits)
+    else:
+        r = await call(unwatched, WRITE, file_path=rel, content="replaced\n")
+    assert r["ok"] is False and r["error"] == "stale", r
+    assert "Read the file again" in r["message"], r
+    assert f.read_bytes() == theirs
+    assert [p.name for p in workspace.iterdir() if p.name.startswith(".")] == []
+    # Retried without a read, the file is read afresh: the usual stale answer, with what
+    # changed, and the agent's view moves to their bytes.
+    retry = await call(unwatched, EDIT, file_path=rel, old_string="gamma", new_string="G")
+    assert retry["error"] == "stale" and "-BETA" in retry["diff"], retry
+    assert f.read_bytes() == theirs
+    again = await call(unwatched, EDIT, file_path=rel, old_string="gamma", new_string="G")
+    assert again["ok"], again
+    assert f.read_bytes() == b"alpha\nbetA\nG\n"

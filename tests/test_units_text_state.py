@@ -4,6 +4,7 @@ positions, staleness."""
 from __future__ import annotations
 
 import codecs
+from pathlib import Path
 
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -389,3 +390,38 @@ def test_splice_lines_and_the_changed_span_count_as_from_the_top(
         first_line + view.count("\n", first.start, max(first.start, last.end - 1)),
         first_line + new_view.count("\n", first.start, max(first.start, new_end - 1)),
     )
+
+
+def test_latest_disk_snapshots_are_bounded_and_checked(tmp_path: Path) -> None:
+    import os
+
+    from steadyhand.documents import snapshot as snapshots
+
+    latest = snapshots._Latest(most=3, chars=100)
+    files = []
+    for i in range(5):
+        f = tmp_path / f"f{i}.txt"
+        f.write_text("x" * 30)
+        files.append(f)
+        snap = snapshots.from_raw(str(f), snapshots.read_all(str(f)))
+        latest.put(snap, os.stat(f))
+    kept = [f for f in files if latest.get(str(f)) is not None]
+    assert kept == files[2:]  # three at most, the oldest went first
+    big = snapshots.from_raw(str(files[0]), snapshots.read_all(str(files[0])))
+    object.__setattr__(big, "raw", "y" * 101)
+    latest.put(big, os.stat(files[0]))
+    assert latest.get(str(files[0])) is None  # over the whole budget: not kept
+    latest.put(snapshots.from_disk(str(files[1])), os.stat(files[1]))
+    latest.put(snapshots.from_disk(str(files[0])), os.stat(files[0]))
+    total = sum(len(e[1].raw) for f in files if (e := latest.get(str(f))) is not None)
+    assert total <= 100 and latest._total == total
+
+    # the module's own cache: a snapshot is only handed back while the file looks the same
+    f = files[4]
+    snap = snapshots.from_disk(str(f))
+    assert snapshots.unchanged_on_disk(str(f), snap.hash) is snap
+    assert snapshots.unchanged_on_disk(str(f), "another hash") is None
+    f.write_text("z" * 31)
+    assert snapshots.unchanged_on_disk(str(f), snap.hash) is None
+    snapshots.forget_on_disk(str(f))
+    assert snapshots.unchanged_on_disk(str(f), snap.hash) is None

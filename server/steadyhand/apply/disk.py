@@ -7,7 +7,7 @@ import contextlib
 import os
 from collections.abc import Callable
 
-from steadyhand.documents.snapshot import Snapshot
+from steadyhand.documents.snapshot import Snapshot, forget_on_disk, note_on_disk
 from steadyhand.fs.atomic import _fsync_folder, atomic_write
 from steadyhand.fs.syscalls import Syscalls
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -49,7 +49,11 @@ def write_to_disk(change: Change, syscalls: Syscalls, *, fsync: bool) -> Applied
             create=before is None,
             later=after_answer,
         )
+    except ToolError:
+        forget_on_disk(change.path)  # refused: what the file holds is not known any more
+        raise
     except OSError as exc:
+        forget_on_disk(change.path)
         reason = exc.strerror or str(exc)
         raise ToolError(
             ErrorCode.IO_ERROR,
@@ -68,6 +72,7 @@ def write_to_disk(change: Change, syscalls: Syscalls, *, fsync: bool) -> Applied
         size=st.st_size,
         mtime_ns=st.st_mtime_ns,
     )
+    note_on_disk(snap, st)
     return Applied(via="disk", snapshot=snap, on_disk=True)
 
 
@@ -87,6 +92,7 @@ class DiskWorld:
 
 def delete_from_disk(path: str, before: Snapshot, syscalls: Syscalls, *, fsync: bool) -> Applied:
     """Delete ``path`` from disk (a missing file is fine); ``io_error`` leaves it as it was."""
+    forget_on_disk(path)
     try:
         syscalls.unlink(path)
     except FileNotFoundError:

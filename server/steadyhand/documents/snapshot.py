@@ -8,6 +8,7 @@ endings), which is what compares across sources (an editor may normalize line en
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Generic, TypeVar
@@ -100,7 +101,85 @@ def prime_endings(snap: Snapshot, stats: EndingStats) -> None:
 
 
 def from_disk(path: str) -> Snapshot:
-    return from_raw(path, read_all(path))
+    raw = read_all(path)
+    snap = from_raw(path, raw)
+    note_on_disk(snap, raw.st)
+    return snap
+
+
+# -- the content last seen on disk ---------------------------------------------------
+
+Identity = tuple[int, int, int, int]
+
+
+class _Latest:
+    """The disk snapshot of each path read or written lately, with the file's identity
+    (device, inode, size, modification time) at that moment; the oldest go first."""
+
+    def __init__(self, most: int = 16, chars: int = 32 << 20) -> None:
+        self.most = most
+        self.chars = chars
+        self._items: dict[str, tuple[Identity, Snapshot]] = {}
+        self._total = 0
+        self._lock = threading.Lock()
+
+    def put(self, snap: Snapshot, st: os.stat_result) -> None:
+        ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        with self._lock:
+            self._drop(snap.path)
+            if len(snap.raw) > self.chars:
+                return
+            self._items[snap.path] = (ident, snap)
+            self._total += len(snap.raw)
+            while len(self._items) > self.most or self._total > self.chars:
+                self._drop(next(iter(self._items)))
+
+    def get(self, path: str) -> tuple[Identity, Snapshot] | None:
+        return self._items.get(path)
+
+    def forget(self, path: str) -> None:
+        with self._lock:
+            self._drop(path)
+
+    def _drop(self, path: str) -> None:
+        old = self._items.pop(path, None)
+        if old is not None:
+            self._total -= len(old[1].raw)
+
+
+_LATEST = _Latest()
+
+
+def note_on_disk(snap: Snapshot, st: os.stat_result) -> None:
+    """Remember ``snap`` as the content of ``snap.path`` while the file keeps the
+    identity, size and time in ``st`` (the status of the bytes ``snap`` was made of)."""
+    _LATEST.put(snap, st)
+
+
+def forget_on_disk(path: str) -> None:
+    _LATEST.forget(path)
+
+
+def unchanged_on_disk(path: str, content_hash: str) -> Snapshot | None:
+    """The snapshot last read or written at ``path`` if its hash is ``content_hash`` and
+    the file still has the device, inode, size and modification time it had then.
+
+    That is evidence, not proof: a write in place of the same length within one tick of
+    the file system's clock keeps all four. So a change built on this snapshot must
+    reach the disk through a compare-and-swap on ``content_hash`` (``atomic_write``'s
+    ``expect``, as every write of a disk snapshot does), which refuses it as ``stale``
+    if the bytes differ after all.
+    """
+    entry = _LATEST.get(path)
+    if entry is None or entry[1].hash != content_hash:
+        return None
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != entry[0]:
+        return None
+    return entry[1]
 
 
 def from_raw(path: str, raw: RawFile) -> Snapshot:

@@ -149,7 +149,8 @@ async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
         refuse_notebook(ctx, path)
         session = ctx.sessions.get(p.session)
         rec = require_read(session, path, TOOL)
-        snap = buffer if buffer is not None else ctx.snapshot(path)
+        known = None if p.dry_run else rec
+        snap = buffer if buffer is not None else ctx.disk_for_change(path, known)
         check_fresh(ctx, session, rec, snap, TOOL, dry_run=p.dry_run)
         view = snap.view
         on_base = plan_on_base(view, path, p.edits)

@@ -122,7 +122,8 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             )
         session = ctx.sessions.get(p.session)
         rec = require_read(session, path, "write")
-        snap = buffer if buffer is not None else ctx.snapshot(path)
+        known = None if p.dry_run else rec
+        snap = buffer if buffer is not None else ctx.disk_for_change(path, known)
         check_fresh(ctx, session, rec, snap, "write", dry_run=p.dry_run)
         if not rec.full_view:
             ranges = ", ".join(f"{a}-{b}" for a, b in rec.shown) or "none"
