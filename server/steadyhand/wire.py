@@ -31,12 +31,17 @@ def loads(body: bytes) -> Any:
 
 
 def _has_float(value: Any) -> bool:
-    if isinstance(value, float):
-        return True
-    if isinstance(value, dict):
-        return any(_has_float(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_float(v) for v in value)
+    """Whether a value orjson made holds a float anywhere (it makes exact dicts and lists)."""
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        kind = type(v)
+        if kind is float:
+            return True
+        if kind is dict:
+            todo.extend(v.values())
+        elif kind is list:
+            todo.extend(v)
     return False
 
 

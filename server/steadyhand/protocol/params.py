@@ -260,10 +260,48 @@ def _check_type(name: str, value: Any, tp: Any) -> Any:
     return value
 
 
+class _Field(typing.NamedTuple):
+    name: str
+    hint: Any
+    #: The one type a plain value has (``str`` for ``str | None``), checked by identity
+    #: before the full check; None when there is no such type.
+    plain: type | None
+    required: bool
+    rule: tuple[typing.Callable[[Any], bool], str] | None
+
+
+class _Shape(typing.NamedTuple):
+    fields: tuple[_Field, ...]
+    names: frozenset[str]
+    aliases: dict[str, str]
+
+
+_PLAIN_TYPES = (bool, int, str)
+
+
+def _plain_type(tp: Any) -> type | None:
+    if typing.get_origin(tp) in (types.UnionType, typing.Union):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        tp = args[0] if len(args) == 1 else None
+    return tp if tp in _PLAIN_TYPES else None
+
+
 @functools.cache
-def _shape(cls: Hashable) -> tuple[dict[str, Any], dict[str, dataclasses.Field[Any]]]:
-    """The type hints and fields of a params class, worked out once per class."""
-    return get_type_hints(cls), {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+def _shape(cls: Hashable) -> _Shape:
+    """What validating a params class needs, worked out once per class."""
+    hints = get_type_hints(cls)
+    fields = tuple(
+        _Field(
+            f.name,
+            hints[f.name],
+            _plain_type(hints[f.name]),
+            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
+            _VALUE_RULES.get(f.name),
+        )
+        for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+    )
+    aliases: dict[str, str] = getattr(cls, "ALIASES", {})
+    return _Shape(fields, frozenset(f.name for f in fields), aliases)
 
 
 def structure(cls: type[P], raw: Any, *, where: str = "the arguments") -> P:
@@ -272,35 +310,35 @@ def structure(cls: type[P], raw: Any, *, where: str = "the arguments") -> P:
         raw = {}
     if not isinstance(raw, dict):
         raise ParamsError(f"{where} must be one JSON object with named fields.")
-    hints, fields = _shape(cast(Hashable, cls))
-    aliases: dict[str, str] = getattr(cls, "ALIASES", {})
-    for alias, name in aliases.items():
+    shape = _shape(cast(Hashable, cls))
+    for alias, name in shape.aliases.items():
         if alias in raw:
             if name in raw:
                 raise ParamsError(f"Pass `{name}` or `{alias}`, not both.", alias)
             raw = {(name if k == alias else k): v for k, v in raw.items()}
     for key in raw:
-        if key not in fields:
-            hint = suggest(str(key), fields)
+        if key not in shape.names:
+            names = [f.name for f in shape.fields]
+            hint = suggest(str(key), names)
             extra = f" Did you mean `{hint}`?" if hint else ""
-            allowed = ", ".join(f"`{n}`" for n in fields)
+            allowed = ", ".join(f"`{n}`" for n in names)
             raise ParamsError(
                 f"Unknown parameter `{key}` in {where}.{extra} Allowed: {allowed}.", str(key)
             )
     values: dict[str, Any] = {}
-    for name, f in fields.items():
-        if name not in raw or raw[name] is None:
-            required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-            if required:
+    for f in shape.fields:
+        value = raw.get(f.name)
+        if value is None:
+            if f.required:
                 raise ParamsError(
-                    f"Missing required parameter `{name}` ({_type_name(hints[name])}).", name
+                    f"Missing required parameter `{f.name}` ({_type_name(f.hint)}).", f.name
                 )
             continue
-        value = _check_type(name, raw[name], hints[name])
-        rule = _VALUE_RULES.get(name)
-        if rule is not None and value is not None and not rule[0](value):
-            raise ParamsError(f"`{name}` must be {rule[1]}.", name)
-        values[name] = value
+        if type(value) is not f.plain:
+            value = _check_type(f.name, value, f.hint)
+        if f.rule is not None and value is not None and not f.rule[0](value):
+            raise ParamsError(f"`{f.name}` must be {f.rule[1]}.", f.name)
+        values[f.name] = value
     return cls(**values)
 
 
