@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import itertools
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -133,7 +134,7 @@ def _differing(a: list[str], b: list[str]) -> list[int] | None:
     least 8 lines, and at most a quarter of that span differs); None when they do not."""
     if len(a) != len(b):
         return None
-    differ = [k for k, same in enumerate(map(operator.eq, a, b)) if not same]
+    differ = list(itertools.compress(itertools.count(), map(operator.ne, a, b)))
     if not differ:
         return differ
     span = differ[-1] - differ[0] + 1
@@ -168,38 +169,50 @@ def _aligned_unified(
     a: list[str], b: list[str], differ: list[int], name: str, shift: int, new_shift: int
 ) -> tuple[str, DiffStat, list[str]]:
     """The unified diff of lines replaced in place at the positions ``differ``: the same
-    text the general path gives, without building opcodes for every stretch."""
+    text the general path gives, without building opcodes for every stretch. A rewrite
+    has a hunk per few lines, so the loop works straight on the positions."""
     if not differ:
         return "", DiffStat(0, 0), []
-    n, total = CONTEXT, len(a)
-    groups: list[list[int]] = []
-    first = 0
-    for i in range(1, len(differ)):
-        if differ[i] - differ[i - 1] - 1 > 2 * n:
-            groups.append(differ[first:i])
-            first = i
-    groups.append(differ[first:])
+    n, total, m = CONTEXT, len(a), len(differ)
     out = [f"--- a/{name}", f"+++ b/{name}"]
+    append = out.append
     plus: list[str] = []
-    for group in groups:
-        lo, hi = max(0, group[0] - n), min(total, group[-1] + n + 1)
-        out.append(f"@@ -{_range(lo, hi, shift)} +{_range(lo, hi, new_shift)} @@")
-        pos, k = lo, 0
-        while k < len(group):
-            start = end = group[k]
-            while k < len(group) and group[k] == end:  # a run of consecutive changes
+    i, reach = 0, 2 * n + 1
+    while i < m:
+        j = i + 1  # the hunk takes the changes with at most 2n unchanged lines between
+        while j < m and differ[j] - differ[j - 1] <= reach:
+            j += 1
+        lo = differ[i] - n if differ[i] > n else 0
+        hi = differ[j - 1] + n + 1
+        if hi > total:
+            hi = total
+        if hi - lo == 1:  # _range's format, written out: this runs once per hunk
+            append(f"@@ -{lo + 1 + shift} +{lo + 1 + new_shift} @@")
+        else:
+            append(f"@@ -{lo + 1 + shift},{hi - lo} +{lo + 1 + new_shift},{hi - lo} @@")
+        pos, k = lo, i
+        while k < j:  # a run of consecutive changed lines
+            start = differ[k]
+            end = start + 1
+            k += 1
+            while k < j and differ[k] == end:
                 end += 1
                 k += 1
             if start > pos:
-                out.append(" " + "\n ".join(a[pos:start]))
-            out.append("-" + "\n-".join(a[start:end]))
-            run = "\n+".join(b[start:end])
-            out.append("+" + run)
+                append(" " + "\n ".join(a[pos:start]))
+            if end - start == 1:
+                append("-" + a[start])
+                run = b[start]
+            else:
+                append("-" + "\n-".join(a[start:end]))
+                run = "\n+".join(b[start:end])
+            append("+" + run)
             plus.append(run)
             pos = end
         if hi > pos:
-            out.append(" " + "\n ".join(a[pos:hi]))
-    return "\n".join(out) + "\n", DiffStat(len(differ), len(differ)), plus
+            append(" " + "\n ".join(a[pos:hi]))
+        i = j
+    return "\n".join(out) + "\n", DiffStat(m, m), plus
 
 
 def _unique_anchors(
