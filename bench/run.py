@@ -42,9 +42,6 @@ SHD = "steadyhand-durable"
 PEER = "mcp-peer"
 FLOOR = "floor"
 FLOORD = "floor-durable"
-#: Steadyhand and the floor as measured in the durable pass (see :func:`two_passes`).
-SH_IN_DURABLE = "steadyhand (durable pass)"
-FLOOR_IN_DURABLE = "floor (durable pass)"
 #: Seconds the tracked-files test waits before reading the idle RSS.
 SETTLE_SECONDS = 2.5
 
@@ -128,34 +125,6 @@ def interleave(
             if i >= warmup:
                 times[k].append(dt)
     return times
-
-
-def two_passes(
-    ops: dict[str, Callable[[int], object]], n: int, warmup: int
-) -> dict[str, list[float]]:
-    """The operations twice, each pass interleaved: first Steadyhand, the peer and the
-    floor, none of them syncing (the headline ratios); then Steadyhand and the floor
-    without and with fsync (the price of durability).
-
-    An fsync makes the file system commit its journal, and that work lands on whatever
-    runs next: in one rotation with the syncing contenders, the others' times grow, and
-    not by the same amount. In the second pass, Steadyhand's and the floor's calls are
-    numbered after their first-pass calls, so files that alternate between two versions
-    stay in step and created names stay new.
-    """
-    first = interleave({k: ops[k] for k in (SH, PEER, FLOOR)}, n, warmup)
-    offset = warmup + n
-    durable = interleave(
-        {
-            SH_IN_DURABLE: lambda i: ops[SH](i + offset),
-            SHD: ops[SHD],
-            FLOOR_IN_DURABLE: lambda i: ops[FLOOR](i + offset),
-            FLOORD: ops[FLOORD],
-        },
-        n,
-        warmup,
-    )
-    return {**first, **durable}
 
 
 @dataclass
@@ -375,7 +344,7 @@ class Bench:
             {"path": pp, "edits": [{"oldText": pair.b, "newText": pair.a}]},
         ]
         fp, fdp = str(dirs[FLOOR] / f), str(dirs[FLOORD] / f)
-        times = two_passes(
+        times = interleave(
             {
                 SH: sh_edit(sh, dirs[SH]),
                 SHD: sh_edit(shd, dirs[SHD]),
@@ -393,7 +362,7 @@ class Bench:
     def _write_row(self, sh: Running, shd: Running, peer: Running, dirs: dict[str, Path]) -> OpRow:
         contents = [workload.source_text(1000, variant=1), workload.source_text(1000)]
         paths = {k: str(dirs[k] / "w1k.py") for k in dirs}
-        times = two_passes(
+        times = interleave(
             {
                 SH: lambda i: sh_call(
                     sh, "steadyhand.write", {"file_path": paths[SH], "content": contents[i % 2]}
@@ -418,7 +387,7 @@ class Bench:
         def p(k: str, i: int) -> str:
             return str(dirs[k] / "create" / f"new{i}.py")
 
-        times = two_passes(
+        times = interleave(
             {
                 SH: lambda i: sh_call(
                     sh, "steadyhand.write", {"file_path": p(SH, i), "content": content}
@@ -475,7 +444,7 @@ class Bench:
             return go
 
         try:
-            times = two_passes(
+            times = interleave(
                 {
                     SH: sh_multi(sh, dirs[SH]),
                     SHD: sh_multi(shd, dirs[SHD]),
@@ -503,7 +472,6 @@ class Bench:
                 continue
             s, pe, fl = row.get(SH), row.get(PEER), row.get(FLOOR)
             sd, fd = row.get(SHD), row.get(FLOORD)
-            s2, fl2 = row.get(SH_IN_DURABLE), row.get(FLOOR_IN_DURABLE)
             r50, r99 = p50(pe) / p50(s), pct(pe, 0.99) / pct(s, 0.99)
             vs = (
                 f"+{ms(p50(s) - p50(fl))} ms"
@@ -511,9 +479,9 @@ class Bench:
                 else ratio(p50(s) / p50(fl))
             )
             dur = ms(p50(sd)) if sd else "—"
-            cost = ms(p50(sd) - p50(s2)) if sd and s2 else "—"
-            if fd and fl2:
-                cost += f" (floor: {ms(p50(fd) - p50(fl2))})"
+            cost = ms(p50(sd) - p50(s)) if sd else "—"
+            if fd:
+                cost += f" (floor: {ms(p50(fd) - p50(fl))})"
             out.append(
                 f"| {row.name} | {ms(p50(s))} / {ms(pct(s, 0.99))} | {ms(p50(pe))} / "
                 f"{ms(pct(pe, 0.99))} | {ratio(r50)} / {ratio(r99)} | {ms(p50(fl))} | {vs} | "
@@ -551,10 +519,7 @@ class Bench:
             f"## Operations ({n} calls each, interleaved; files of generated source lines)\n\n"
             "Steadyhand and the floor here run without fsync, like the MCP peer; the "
             "`with fsync` column is Steadyhand's default (durable) configuration, and "
-            "`fsync cost` what durability adds. Each operation runs in two interleaved "
-            "passes: Steadyhand, the peer and the floor without fsync (the first six "
-            "columns), then Steadyhand and the floor without and with fsync (the last two "
-            "columns compare within that pass).\n\n" + "\n".join(out)
+            "`fsync cost` what durability adds.\n\n" + "\n".join(out)
         )
         if multi is None:
             text += "\n\nmulti-edit: not measured (this server advertises no multi-edit command)."
