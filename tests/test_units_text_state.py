@@ -394,32 +394,37 @@ def test_splice_lines_and_the_changed_span_count_as_from_the_top(
 
 def test_latest_disk_snapshots_are_bounded_and_checked(tmp_path: Path) -> None:
     import os
+    import sys
 
     from steadyhand.documents import snapshot as snapshots
 
-    latest = snapshots._Latest(most=3, chars=100)
+    each = sys.getsizeof("x" * 30)
+    latest = snapshots._Latest(most=3, budget=3 * each + 10)
     files = []
     for i in range(5):
         f = tmp_path / f"f{i}.txt"
         f.write_text("x" * 30)
         files.append(f)
         snap = snapshots.from_raw(str(f), snapshots.read_all(str(f)))
+        assert snap.lines  # worked out from the text: not kept with the copy
         latest.put(snap, os.stat(f))
     kept = [f for f in files if latest.get(str(f)) is not None]
     assert kept == files[2:]  # three at most, the oldest went first
+    copy = latest.get(str(files[4]))
+    assert copy is not None and "lines" not in copy[1].__dict__
     big = snapshots.from_raw(str(files[0]), snapshots.read_all(str(files[0])))
-    object.__setattr__(big, "raw", "y" * 101)
+    object.__setattr__(big, "raw", "y" * (4 * each))
     latest.put(big, os.stat(files[0]))
     assert latest.get(str(files[0])) is None  # over the whole budget: not kept
     latest.put(snapshots.from_disk(str(files[1])), os.stat(files[1]))
     latest.put(snapshots.from_disk(str(files[0])), os.stat(files[0]))
-    total = sum(len(e[1].raw) for f in files if (e := latest.get(str(f))) is not None)
-    assert total <= 100 and latest._total == total
+    total = sum(sys.getsizeof(e[1].raw) for f in files if (e := latest.get(str(f))) is not None)
+    assert total <= latest.budget and latest._total == total
 
     # the module's own cache: a snapshot is only handed back while the file looks the same
     f = files[4]
     snap = snapshots.from_disk(str(f))
-    assert snapshots.unchanged_on_disk(str(f), snap.hash) is snap
+    assert snapshots.unchanged_on_disk(str(f), snap.hash) == snap
     assert snapshots.unchanged_on_disk(str(f), "another hash") is None
     f.write_text("z" * 31)
     assert snapshots.unchanged_on_disk(str(f), snap.hash) is None

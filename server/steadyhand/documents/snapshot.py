@@ -7,7 +7,9 @@ endings), which is what compares across sources (an editor may normalize line en
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import sys
 import threading
 from dataclasses import dataclass
 from functools import cached_property
@@ -114,28 +116,33 @@ Identity = tuple[int, int, int, int]
 
 class _Latest:
     """The disk snapshot of each path read or written lately, with the file's identity
-    (device, inode, size, modification time) at that moment; the oldest go first."""
+    (device, inode, size, modification time) at that moment; the oldest go first.
 
-    def __init__(self, most: int = 16, chars: int = 32 << 20) -> None:
+    Bounded by count and by the memory of the texts kept. A kept snapshot is a bare copy:
+    what was worked out from its text (its lines, say) is not kept with it."""
+
+    def __init__(self, most: int = 16, budget: int = 8 << 20) -> None:
         self.most = most
-        self.chars = chars
-        self._items: dict[str, tuple[Identity, Snapshot]] = {}
+        self.budget = budget
+        self._items: dict[str, tuple[Identity, Snapshot, int]] = {}
         self._total = 0
         self._lock = threading.Lock()
 
     def put(self, snap: Snapshot, st: os.stat_result) -> None:
         ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        cost = sys.getsizeof(snap.raw)
         with self._lock:
             self._drop(snap.path)
-            if len(snap.raw) > self.chars:
+            if cost > self.budget:
                 return
-            self._items[snap.path] = (ident, snap)
-            self._total += len(snap.raw)
-            while len(self._items) > self.most or self._total > self.chars:
+            self._items[snap.path] = (ident, dataclasses.replace(snap), cost)
+            self._total += cost
+            while len(self._items) > self.most or self._total > self.budget:
                 self._drop(next(iter(self._items)))
 
     def get(self, path: str) -> tuple[Identity, Snapshot] | None:
-        return self._items.get(path)
+        entry = self._items.get(path)
+        return None if entry is None else (entry[0], entry[1])
 
     def forget(self, path: str) -> None:
         with self._lock:
@@ -144,7 +151,7 @@ class _Latest:
     def _drop(self, path: str) -> None:
         old = self._items.pop(path, None)
         if old is not None:
-            self._total -= len(old[1].raw)
+            self._total -= old[2]
 
 
 _LATEST = _Latest()
