@@ -424,7 +424,11 @@ def test_latest_disk_snapshots_are_bounded_and_checked(tmp_path: Path) -> None:
     # the module's own cache: a snapshot is only handed back while the file looks the same
     f = files[4]
     snap = snapshots.from_disk(str(f))
-    assert snapshots.unchanged_on_disk(str(f), snap.hash) == snap
+    again = snapshots.unchanged_on_disk(str(f), snap.hash)
+    assert again == snap and again is not snap
+    assert again is not None and again.lines  # worked out on the copy handed out ...
+    kept = snapshots._LATEST._items[str(f)][1]
+    assert "lines" not in kept.__dict__  # ... not on the one kept
     assert snapshots.unchanged_on_disk(str(f), "another hash") is None
     f.write_text("z" * 31)
     assert snapshots.unchanged_on_disk(str(f), snap.hash) is None

@@ -135,14 +135,16 @@ class _Latest:
             self._drop(snap.path)
             if cost > self.budget:
                 return
-            self._items[snap.path] = (ident, dataclasses.replace(snap), cost)
+            self._items[snap.path] = (ident, _bare(snap), cost)
             self._total += cost
             while len(self._items) > self.most or self._total > self.budget:
                 self._drop(next(iter(self._items)))
 
     def get(self, path: str) -> tuple[Identity, Snapshot] | None:
+        """The identity and a bare copy of the snapshot kept for ``path``: what a caller
+        works out from the copy stays with the caller."""
         entry = self._items.get(path)
-        return None if entry is None else (entry[0], entry[1])
+        return None if entry is None else (entry[0], _bare(entry[1]))
 
     def forget(self, path: str) -> None:
         with self._lock:
@@ -152,6 +154,16 @@ class _Latest:
         old = self._items.pop(path, None)
         if old is not None:
             self._total -= old[2]
+
+
+def _bare(snap: Snapshot) -> Snapshot:
+    """A copy of ``snap`` without what was worked out from its text, except its view when
+    that is the text itself (no CR in it: nothing to keep, and nothing to search again)."""
+    copy = dataclasses.replace(snap)
+    view = snap.__dict__.get("view")
+    if view is snap.raw:
+        copy.__dict__["view"] = view
+    return copy
 
 
 _LATEST = _Latest()
