@@ -352,33 +352,36 @@ def _rewrite_in_place_keeping_time(f: Path, data: bytes) -> None:
 async def test_a_change_invisible_to_stat_is_never_lost(
     unwatched: LanguageClient, workspace: Path, tool: str
 ) -> None:
-    """The content last written is reused while the file's identity, size and time stay
-    the same; when bytes changed behind them, the compare-and-swap refuses the change
-    and keeps the other writer's bytes."""
+    """After Steadyhand wrote a file, someone rewrites it in place with the same length
+    and puts its time back. Content decides: the next change is refused as ``stale``
+    with what changed, never answered from the text Steadyhand wrote (which would say
+    ``no_match`` for their text, or that the file already holds a write's content), and
+    their bytes are kept."""
     f = workspace / f"sneaky-{tool}.txt"
     f.write_text("alpha\nbeta\ngamma\n")
     rel = f.name
     await call(unwatched, READ, file_path=rel)
     first = await call(unwatched, EDIT, file_path=rel, old_string="beta", new_string="BETA")
-    assert first["ok"], first  # Steadyhand now knows the content it wrote
+    assert first["ok"], first
     theirs = b"alpha\nbetA\ngamma\n"  # as long as "alpha\nBETA\ngamma\n"
     _rewrite_in_place_keeping_time(f, theirs)
-    if tool == "edit":
-        r = await call(unwatched, EDIT, file_path=rel, old_string="gamma", new_string="G")
-    elif tool == "multiEdit":
-        edits = [{"old_string": "gamma", "new_string": "G"}]
-        r = await call(unwatched, "steadyhand.multiEdit", file_path=rel, edits=edits)
-    else:
-        r = await call(unwatched, WRITE, file_path=rel, content="replaced\n")
+
+    async def change() -> dict[str, object]:
+        if tool == "edit":  # their text only
+            return await call(unwatched, EDIT, file_path=rel, old_string="betA", new_string="B")
+        if tool == "multiEdit":
+            edits = [{"old_string": "betA", "new_string": "B"}]
+            return await call(unwatched, "steadyhand.multiEdit", file_path=rel, edits=edits)
+        # what Steadyhand wrote last, which the file no longer holds
+        return await call(unwatched, WRITE, file_path=rel, content="alpha\nBETA\ngamma\n")
+
+    r = await change()
     assert r["ok"] is False and r["error"] == "stale", r
-    assert "Read the file again" in r["message"], r
+    assert "-BETA" in str(r["diff"]) and "+betA" in str(r["diff"]), r
     assert f.read_bytes() == theirs
     assert [p.name for p in workspace.iterdir() if p.name.startswith(".")] == []
-    # Retried without a read, the file is read afresh: the usual stale answer, with what
-    # changed, and the agent's view moves to their bytes.
-    retry = await call(unwatched, EDIT, file_path=rel, old_string="gamma", new_string="G")
-    assert retry["error"] == "stale" and "-BETA" in retry["diff"], retry
-    assert f.read_bytes() == theirs
-    again = await call(unwatched, EDIT, file_path=rel, old_string="gamma", new_string="G")
+    # the refusal moved the agent's view to their bytes: the same call now goes through
+    again = await change()
     assert again["ok"], again
-    assert f.read_bytes() == b"alpha\nbetA\nG\n"
+    expected = b"alpha\nBETA\ngamma\n" if tool == "write" else b"alpha\nB\ngamma\n"
+    assert f.read_bytes() == expected

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 from collections.abc import Callable
 
-from steadyhand.documents.snapshot import Snapshot, forget_on_disk, note_on_disk
+from steadyhand.documents.snapshot import Snapshot, note_written
 from steadyhand.fs.atomic import _fsync_folder, atomic_write
 from steadyhand.fs.syscalls import Syscalls
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -49,11 +50,7 @@ def write_to_disk(change: Change, syscalls: Syscalls, *, fsync: bool) -> Applied
             create=before is None,
             later=after_answer,
         )
-    except ToolError:
-        forget_on_disk(change.path)  # refused: what the file holds is not known any more
-        raise
     except OSError as exc:
-        forget_on_disk(change.path)
         reason = exc.strerror or str(exc)
         raise ToolError(
             ErrorCode.IO_ERROR,
@@ -72,7 +69,7 @@ def write_to_disk(change: Change, syscalls: Syscalls, *, fsync: bool) -> Applied
         size=st.st_size,
         mtime_ns=st.st_mtime_ns,
     )
-    note_on_disk(snap, st)
+    after_answer(functools.partial(note_written, snap, change.data))  # off the answer's path
     return Applied(via="disk", snapshot=snap, on_disk=True)
 
 
@@ -92,7 +89,6 @@ class DiskWorld:
 
 def delete_from_disk(path: str, before: Snapshot, syscalls: Syscalls, *, fsync: bool) -> Applied:
     """Delete ``path`` from disk (a missing file is fine); ``io_error`` leaves it as it was."""
-    forget_on_disk(path)
     try:
         syscalls.unlink(path)
     except FileNotFoundError:

@@ -18,7 +18,7 @@ from typing import Generic, TypeVar
 from steadyhand.fs.reader import RawFile, decode_or_refuse, read_all
 from steadyhand.state.file_state import Source
 from steadyhand.state.hashing import content_hash, text_hash
-from steadyhand.text.encoding import UTF8, Encoding
+from steadyhand.text.encoding import UTF8, BinaryContent, Encoding, decode
 from steadyhand.text.lines import EndingStats, NewlineMap, ending_stats, split_lines, to_view
 
 T = TypeVar("T")
@@ -103,63 +103,55 @@ def prime_endings(snap: Snapshot, stats: EndingStats) -> None:
 
 
 def from_disk(path: str) -> Snapshot:
-    raw = read_all(path)
-    snap = from_raw(path, raw)
-    note_on_disk(snap, raw.st)
-    return snap
+    return from_raw(path, read_all(path))
 
 
-# -- the content last seen on disk ---------------------------------------------------
-
-Identity = tuple[int, int, int, int]
+# -- the text last decoded for each path -----------------------------------------------
 
 
 class _Latest:
-    """The disk snapshot of each path read or written lately, with the file's identity
-    (device, inode, size, modification time) at that moment; the oldest go first.
-
-    Bounded by count and by the memory of the texts kept. A kept snapshot is a bare copy:
-    what was worked out from its text (its lines, say) is not kept with it."""
+    """The disk snapshot of each path read or written lately, the oldest going first;
+    bounded by count and by the memory of the texts kept. A kept snapshot is a bare copy
+    (:func:`_bare`): what was worked out from its text (its lines, say) is not kept."""
 
     def __init__(self, most: int = 16, budget: int = 8 << 20) -> None:
         self.most = most
         self.budget = budget
-        self._items: dict[str, tuple[Identity, Snapshot, int]] = {}
+        self._items: dict[str, tuple[Snapshot, int]] = {}
         self._total = 0
         self._lock = threading.Lock()
 
-    def put(self, snap: Snapshot, st: os.stat_result) -> None:
-        ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    def put(self, snap: Snapshot) -> None:
         cost = sys.getsizeof(snap.raw)
         with self._lock:
             self._drop(snap.path)
             if cost > self.budget:
                 return
-            self._items[snap.path] = (ident, _bare(snap), cost)
+            self._items[snap.path] = (_bare(snap), cost)
             self._total += cost
             while len(self._items) > self.most or self._total > self.budget:
                 self._drop(next(iter(self._items)))
 
-    def get(self, path: str) -> tuple[Identity, Snapshot] | None:
-        """The identity and a bare copy of the snapshot kept for ``path``: what a caller
-        works out from the copy stays with the caller."""
+    def get(self, path: str) -> Snapshot | None:
+        """The snapshot kept for ``path``; hand out only a bare copy of it."""
         entry = self._items.get(path)
-        return None if entry is None else (entry[0], _bare(entry[1]))
-
-    def forget(self, path: str) -> None:
-        with self._lock:
-            self._drop(path)
+        return None if entry is None else entry[0]
 
     def _drop(self, path: str) -> None:
         old = self._items.pop(path, None)
         if old is not None:
-            self._total -= old[2]
+            self._total -= old[1]
 
 
-def _bare(snap: Snapshot) -> Snapshot:
-    """A copy of ``snap`` without what was worked out from its text, except its view when
-    that is the text itself (no CR in it: nothing to keep, and nothing to search again)."""
-    copy = dataclasses.replace(snap)
+def _bare(snap: Snapshot, st: os.stat_result | None = None) -> Snapshot:
+    """A copy of ``snap`` (with the size and time in ``st``, if given) without what was
+    worked out from its text, except its view when that is the text itself (no CR in it:
+    nothing to keep, and nothing to search again)."""
+    copy = (
+        dataclasses.replace(snap)
+        if st is None
+        else dataclasses.replace(snap, size=st.st_size, mtime_ns=st.st_mtime_ns)
+    )
     view = snap.__dict__.get("view")
     if view is snap.raw:
         copy.__dict__["view"] = view
@@ -169,50 +161,42 @@ def _bare(snap: Snapshot) -> Snapshot:
 _LATEST = _Latest()
 
 
-def note_on_disk(snap: Snapshot, st: os.stat_result) -> None:
-    """Remember ``snap`` as the content of ``snap.path`` while the file keeps the
-    identity, size and time in ``st`` (the status of the bytes ``snap`` was made of)."""
-    _LATEST.put(snap, st)
-
-
-def forget_on_disk(path: str) -> None:
-    _LATEST.forget(path)
-
-
-def unchanged_on_disk(path: str, content_hash: str) -> Snapshot | None:
-    """The snapshot last read or written at ``path`` if its hash is ``content_hash`` and
-    the file still has the device, inode, size and modification time it had then.
-
-    That is evidence, not proof: a write in place of the same length within one tick of
-    the file system's clock keeps all four. So a change built on this snapshot must
-    reach the disk through a compare-and-swap on ``content_hash`` (``atomic_write``'s
-    ``expect``, as every write of a disk snapshot does), which refuses it as ``stale``
-    if the bytes differ after all.
-    """
-    entry = _LATEST.get(path)
-    if entry is None or entry[1].hash != content_hash:
-        return None
+def note_written(snap: Snapshot, data: bytes) -> None:
+    """Remember ``snap`` (the text just written as ``data``) for :func:`from_raw`, if
+    decoding ``data`` gives exactly its text and encoding, as reading it back would. (It
+    need not: text holding a NUL is written as asked but reads back as binary.)"""
     try:
-        st = os.stat(path, follow_symlinks=False)
-    except OSError:
-        return None
-    if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != entry[0]:
-        return None
-    return entry[1]
+        text, enc = decode(data)
+    except BinaryContent:
+        return
+    if enc == snap.encoding and text == snap.raw:
+        _LATEST.put(snap)
 
 
 def from_raw(path: str, raw: RawFile) -> Snapshot:
-    """A snapshot of bytes just read from the disk."""
+    """A snapshot of bytes just read from the disk.
+
+    Bytes with the hash of the text last decoded or written at ``path`` (see
+    :func:`note_written`) are those bytes, so that text is taken instead of decoding them
+    again: the file Steadyhand just wrote is read back at every edit. The bytes are
+    always read and hashed: content decides.
+    """
+    digest = content_hash(raw.data)
+    known = _LATEST.get(path)
+    if known is not None and known.hash == digest:
+        return _bare(known, raw.st)
     text, enc = decode_or_refuse(path, raw.data)
-    return Snapshot(
+    snap = Snapshot(
         path=path,
         source="disk",
         raw=text,
         encoding=enc,
-        hash=content_hash(raw.data),
+        hash=digest,
         size=raw.st.st_size,
         mtime_ns=raw.st.st_mtime_ns,
     )
+    _LATEST.put(snap)
+    return snap
 
 
 def from_text(

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from steadyhand.config import Settings
-from steadyhand.documents.snapshot import Snapshot, from_disk, unchanged_on_disk
+from steadyhand.documents.snapshot import Snapshot, from_disk
 from steadyhand.fs.syscalls import Syscalls
 from steadyhand.paths.resolve import ResolvedPath, Roots, resolve
 from steadyhand.state.content_store import ContentStore
-from steadyhand.state.file_state import FileRecord, SessionRegistry
+from steadyhand.state.file_state import SessionRegistry
 from steadyhand.state.locks import PathLocks
 from steadyhand.text.encoding import Encoding
 from steadyhand.text.matching import Splice
@@ -95,17 +95,3 @@ class ToolContext:
         """The current content: the open buffer if there is one, else the disk."""
         buf = self.world.current(path)
         return buf if buf is not None else from_disk(path)
-
-    def disk_for_change(self, path: str, known: FileRecord | None) -> Snapshot:
-        """The disk content a change to ``path`` starts from.
-
-        When ``known`` (the agent's record) is of the disk content Steadyhand last read or
-        wrote there, and the file has not visibly changed since, that content is taken
-        without reading the file again: the write that follows swaps the file in only if
-        its bytes still hash to ``known.hash``. Otherwise the file is read afresh.
-        """
-        if known is not None and known.source == "disk" and not known.stale:
-            snap = unchanged_on_disk(path, known.hash)
-            if snap is not None:
-                return snap
-        return from_disk(path)

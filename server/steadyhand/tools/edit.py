@@ -59,8 +59,7 @@ async def edit(ctx: ToolContext, p: EditParams) -> Result:
         refuse_notebook(ctx, rp.path)
         session = ctx.sessions.get(p.session)
         rec = require_read(session, rp.path, "edit")
-        known = None if p.dry_run else rec
-        snap = buffer if buffer is not None else ctx.disk_for_change(rp.path, known)
+        snap = buffer if buffer is not None else ctx.snapshot(rp.path)
         check_fresh(ctx, session, rec, snap, "edit", dry_run=p.dry_run)
         try:
             plan = plan_one(

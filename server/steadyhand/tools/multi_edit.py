@@ -149,8 +149,7 @@ async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
         refuse_notebook(ctx, path)
         session = ctx.sessions.get(p.session)
         rec = require_read(session, path, TOOL)
-        known = None if p.dry_run else rec
-        snap = buffer if buffer is not None else ctx.disk_for_change(path, known)
+        snap = buffer if buffer is not None else ctx.snapshot(path)
         check_fresh(ctx, session, rec, snap, TOOL, dry_run=p.dry_run)
         view = snap.view
         on_base = plan_on_base(view, path, p.edits)

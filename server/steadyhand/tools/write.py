@@ -122,8 +122,7 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             )
         session = ctx.sessions.get(p.session)
         rec = require_read(session, path, "write")
-        known = None if p.dry_run else rec
-        snap = buffer if buffer is not None else ctx.disk_for_change(path, known)
+        snap = buffer if buffer is not None else ctx.snapshot(path)
         check_fresh(ctx, session, rec, snap, "write", dry_run=p.dry_run)
         if not rec.full_view:
             ranges = ", ".join(f"{a}-{b}" for a, b in rec.shown) or "none"
