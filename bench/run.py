@@ -25,6 +25,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -134,9 +135,20 @@ class OpRow:
     kind: str  # "read" | "edit" | "write" | "create" | "multi"
     lines: int = 0
     note: str = ""
+    #: Exclusive create (ms, median) in each contender's folder just before the row.
+    create_ms: dict[str, float] = field(default_factory=dict)
 
     def get(self, who: str) -> list[float]:
         return self.times.get(who, [])
+
+
+def _probed(folders: dict[str, Path], measure: Callable[[], OpRow]) -> OpRow:
+    """``measure()``'s row, with the cost of creating a file in each of ``folders`` just
+    before it."""
+    costs = {k: floor.create_cost(str(d)) for k, d in folders.items()}
+    row = measure()
+    row.create_ms = costs
+    return row
 
 
 @dataclass
@@ -296,18 +308,23 @@ class Bench:
                     sh_call(srv, "steadyhand.read", _window(d / f"f{n}.py", n, [k]))
                     ks = [k for k, _ in workload.multi_edit_pairs(n)]
                     sh_call(srv, "steadyhand.read", _window(d / f"m{n}.py", n, ks))
-            rows.append(self._read_row(sh, peer, dirs))
+            here = {k: dirs[k] for k in (SH, PEER, FLOOR)}
+            made = {k: d / "create" for k, d in here.items()}
+            rows.append(_probed(here, lambda: self._read_row(sh, peer, dirs)))
             for n in m.sizes:
-                rows.append(self._edit_row(sh, shd, peer, dirs, n))
-            rows.append(self._write_row(sh, shd, peer, dirs))
-            rows.append(self._create_row(sh, shd, peer, dirs))
+                rows.append(_probed(here, partial(self._edit_row, sh, shd, peer, dirs, n)))
+            rows.append(_probed(here, lambda: self._write_row(sh, shd, peer, dirs)))
+            rows.append(_probed(made, lambda: self._create_row(sh, shd, peer, dirs)))
             if multi is not None:
                 for n in m.sizes:
-                    rows.append(self._multi_row(sh, shd, peer, dirs, n, multi))
+                    rows.append(
+                        _probed(here, partial(self._multi_row, sh, shd, peer, dirs, n, multi))
+                    )
         finally:
             for s in (sh, shd, peer):
                 s.close()
         self._ops_table(rows, multi)
+        self._fs_table(rows)
 
     def _read_row(self, sh: Running, peer: Running, dirs: dict[str, Path]) -> OpRow:
         n = 1000
@@ -524,6 +541,25 @@ class Bench:
         if multi is None:
             text += "\n\nmulti-edit: not measured (this server advertises no multi-edit command)."
         self.report.sections.append(text)
+
+    def _fs_table(self, rows: list[OpRow]) -> None:
+        out = [
+            "| Before the row | in Steadyhand's folder | in the peer's | in the floor's |",
+            "|---|---|---|---|",
+        ]
+        for row in rows:
+            c = row.create_ms
+            if c:
+                cells = " | ".join(
+                    f"{c[k] * 1000:.0f} µs" if k in c else "—" for k in (SH, PEER, FLOOR)
+                )
+                out.append(f"| {row.name} | {cells} |")
+        self.report.sections.append(
+            f"## The file system's state (exclusive create of an empty file, median of 25)\n\n"
+            f"The workspaces are on {floor.file_system(str(self.ws))}. Every atomic write "
+            "and every create makes a file, so this cost is in every operation above, for "
+            "every contender; docs/performance.md says why it moves.\n\n" + "\n".join(out)
+        )
 
     # -- ranged read at the end of a big log -------------------------------------------------
 
