@@ -1,4 +1,5 @@
 """Atomic replacement of a file's bytes: temp file in the same folder, fsync, rename.
+(A new file is written without a name, ``O_TMPFILE``, and given its name when complete.)
 
 A reader of the path sees either the old bytes or the new ones, never a mix, and a
 failure at any step leaves the old file exactly as it was and no temp file behind.
@@ -269,6 +270,10 @@ def _write_in(
             path=path,
         )
     mode = stat.S_IMODE(existing.st_mode) if existing else (0o666 & ~_umask())
+    if create:
+        made = _create_anonymous(dfd, path, name, data, sys, fsync, mode)
+        if made is not None:
+            return made
     if _journal is not None:
         _journal.note(os.path.dirname(path))
     tmp = temp_basename(name)
@@ -279,12 +284,7 @@ def _write_in(
             tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600, dfd
         )
         ours = True
-        view = memoryview(data)
-        while view:
-            n = sys.write(fd, view)
-            if n <= 0:
-                raise OSError(errno.EIO, "write made no progress")
-            view = view[n:]
+        _write_all(fd, data, sys)
         sys.fchmod(fd, mode)
         if existing is not None:
             with contextlib.suppress(OSError):
@@ -304,6 +304,73 @@ def _write_in(
         if ours:
             with contextlib.suppress(OSError):
                 os.unlink(tmp, dir_fd=dfd)
+        raise
+    if fsync:
+        with contextlib.suppress(OSError):
+            sys.fsync_dir(dfd)
+    return written
+
+
+def _write_all(fd: int, data: bytes, sys: Syscalls) -> None:
+    view = memoryview(data)
+    while view:
+        n = sys.write(fd, view)
+        if n <= 0:
+            raise OSError(errno.EIO, "write made no progress")
+        view = view[n:]
+
+
+#: errnos of an anonymous file (``O_TMPFILE``) the file system, the kernel or the
+#: missing ``/proc`` cannot give: a named temp file is written instead.
+_NO_ANONYMOUS = frozenset(
+    {errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOSYS, errno.ENOENT, errno.EXDEV}
+)
+#: ... and of a link the file system refuses (some cannot hold hard links at all).
+_NO_LINK = _NO_ANONYMOUS | {errno.EPERM}
+
+
+def _create_anonymous(
+    dfd: int, path: str, name: str, data: bytes, sys: Syscalls, fsync: bool, mode: int
+) -> os.stat_result | None:
+    """Create ``name`` in ``dfd`` holding ``data``: written to a file without a name,
+    which gets its name only once complete, never over an existing file (``stale`` if
+    one appeared). Nothing half-written ever has a name, and a failure or a crash leaves
+    nothing behind. None where this cannot be done here (the caller writes a named temp
+    file instead); the new file's status otherwise."""
+    try:
+        fd = sys.open_anonymous(dfd)
+    except OSError as exc:
+        if exc.errno in _NO_ANONYMOUS:
+            return None
+        raise
+    try:
+        _write_all(fd, data, sys)
+        sys.fchmod(fd, mode)
+        if fsync:
+            sys.fsync(fd)
+        written = os.fstat(fd)
+        try:
+            sys.link_anonymous(fd, name, dfd)
+        except FileExistsError:
+            raise _changed(path, "was created") from None
+        except OSError as exc:
+            if exc.errno in _NO_LINK and _ino_at(dfd, name) is None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+                return None
+            raise
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        raise
+    try:
+        sys.close(fd)
+    except OSError:
+        # The bytes may not all be stored: take back the name just given (if it is still
+        # this file's) rather than leave a file that may be incomplete.
+        if _ino_at(dfd, name) == written.st_ino:
+            with contextlib.suppress(OSError):
+                os.unlink(name, dir_fd=dfd)
         raise
     if fsync:
         with contextlib.suppress(OSError):

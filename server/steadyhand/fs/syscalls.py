@@ -22,6 +22,9 @@ from typing import Any
 #: ``renameat2`` flags (Linux >= 3.15).
 RENAME_NOREPLACE = 1
 RENAME_EXCHANGE = 2
+#: A file without a name (Linux; 0 elsewhere, where the open then fails with EINVAL or
+#: EISDIR and the caller writes a named temp file instead).
+_ANONYMOUS_FLAGS = getattr(os, "O_TMPFILE", 0) | os.O_WRONLY | os.O_CLOEXEC
 
 _libc: ctypes.CDLL | None
 try:
@@ -129,6 +132,17 @@ class Syscalls:
         (:func:`open_no_symlinks`; ``ENOSYS`` where that cannot be done)."""
         return open_no_symlinks(path, os.O_RDONLY | os.O_DIRECTORY)
 
+    def open_anonymous(self, dir_fd: int, mode: int = 0o600) -> int:
+        """A new file without a name in the folder ``dir_fd`` (``O_TMPFILE``), to be
+        given one by :meth:`link_anonymous` once complete; it vanishes if it never is."""
+        return os.open(".", _ANONYMOUS_FLAGS, mode, dir_fd=dir_fd)
+
+    def link_anonymous(self, fd: int, name: str, dir_fd: int) -> None:
+        """Give the file ``fd`` made by :meth:`open_anonymous` the name ``name`` in
+        ``dir_fd``; ``FileExistsError`` if the name is taken (it is never replaced).
+        Through ``/proc/self/fd``, which needs no privilege (``AT_EMPTY_PATH`` would)."""
+        os.link(f"/proc/self/fd/{fd}", name, dst_dir_fd=dir_fd, follow_symlinks=True)
+
     def write(self, fd: int, data: bytes | memoryview) -> int:
         return os.write(fd, data)
 
@@ -207,6 +221,14 @@ class FaultPlan(Syscalls):
     def open_folder(self, path: str) -> int:
         self._check("open_dir")  # the same step as the walk's open_dir: opening a folder
         return super().open_folder(path)
+
+    def open_anonymous(self, dir_fd: int, mode: int = 0o600) -> int:
+        self._check("open")  # the same step as opening a named temp file
+        return super().open_anonymous(dir_fd, mode)
+
+    def link_anonymous(self, fd: int, name: str, dir_fd: int) -> None:
+        self._check("rename")  # the same step as renaming a temp file into place
+        super().link_anonymous(fd, name, dir_fd)
 
     def write(self, fd: int, data: bytes | memoryview) -> int:
         if self._check("write") is not None and len(data) > 1:
