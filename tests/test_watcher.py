@@ -66,6 +66,20 @@ async def test_changes_anywhere_under_the_root_are_reported(tmp_path: Path) -> N
         await asyncio.sleep(0.2)
         assert not any(is_temp_name(p) for p, _ in seen)
 
+        # a file written without a name and then named: only its name shows up
+        dfd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            fd = os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o600, dir_fd=dfd)
+            os.write(fd, b"anonymous\n")
+            named = tmp_path / "named.txt"
+            os.link(f"/proc/self/fd/{fd}", "named.txt", dst_dir_fd=dfd, follow_symlinks=True)
+            os.close(fd)
+        finally:
+            os.close(dfd)
+        await _until(seen, (str(named), "created"))
+        await asyncio.sleep(0.2)
+        assert not any(os.path.basename(p).startswith("#") for p, _ in seen), seen
+
         # switched off: nothing more is reported
         w.enabled = False
         seen.clear()
