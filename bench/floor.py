@@ -6,10 +6,7 @@ same durability Steadyhand's default has (fsync of the file and of its folder).
 
 from __future__ import annotations
 
-import contextlib
 import os
-import statistics
-import time
 
 
 def _write_replace(path: str, data: bytes, *, fsync: bool) -> None:
@@ -91,51 +88,3 @@ def ranged_read(path: str, offset: int, limit: int) -> list[str]:
     if carry and len(out) < limit and seen + 1 >= offset:
         out.append(carry.decode("utf-8", "replace"))
     return out
-
-
-def create_cost(folder: str, n: int = 25) -> float:
-    """The median time (ms) of an exclusive create of an empty file in ``folder``; the
-    files are removed again. Every atomic write creates a file, and what that costs
-    depends on the file system's state (docs/performance.md, "The file system's state")."""
-    dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    names = [f".probe-{os.getpid()}-{i}" for i in range(n)]
-    times: list[float] = []
-    try:
-        for name in names:
-            t0 = time.perf_counter_ns()
-            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600, dir_fd=dfd)
-            times.append((time.perf_counter_ns() - t0) / 1e6)
-            os.close(fd)
-    finally:
-        for name in names:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(name, dir_fd=dfd)
-        os.close(dfd)
-    return statistics.median(times)
-
-
-def file_system(path: str) -> str:
-    """The kind of file system ``path`` is on, and for ext4 whether it keeps a journal
-    (without one, ext4 does not hand out the numbers of files deleted in the last minute
-    or so again, and skipping them makes creating files slower)."""
-    best, kind, dev = "", "unknown", ""
-    try:
-        with open("/proc/mounts", encoding="utf-8") as f:
-            for line in f:
-                parts = line.split()
-                if len(parts) < 3:
-                    continue
-                mnt = parts[1]
-                inside = path == mnt or path.startswith(mnt.rstrip("/") + "/")
-                if inside and len(mnt) >= len(best):
-                    best, kind, dev = mnt, parts[2], parts[0]
-    except OSError:
-        return kind
-    if kind == "ext4":
-        try:
-            with open(f"/sys/fs/ext4/{os.path.basename(dev)}/journal_task", encoding="utf-8") as f:
-                journal = f.read().strip()
-        except OSError:
-            return kind
-        return "ext4 without a journal" if journal == "<none>" else "ext4 with a journal"
-    return kind

@@ -18,6 +18,7 @@ import compileall
 import math
 import os
 import platform
+import random
 import re
 import shutil
 import statistics
@@ -32,6 +33,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import floor
+import fsstate
 import servers
 import workload
 from rpc import reset_peak, rss_kib
@@ -114,12 +116,22 @@ def _window(path: Path, n: int, lines: list[int]) -> dict[str, Any]:
 def interleave(
     ops: dict[str, Callable[[int], object]], n: int, warmup: int
 ) -> dict[str, list[float]]:
-    """Call every op once per round, rotating the order each round; times in ms."""
+    """Call every op once per round, in a new order each round; times in ms.
+
+    The order is shuffled (with a fixed seed) so that no contender always follows the same
+    other one, as in a rotation, and never runs twice in a row across two rounds (a call
+    right after a call to the same server finds its caches warm).
+    """
     names = list(ops)
     times: dict[str, list[float]] = {k: [] for k in names}
+    shuffle = random.Random(f"{names}:{n}")
+    last: str | None = None
     for i in range(warmup + n):
-        r = i % len(names)
-        for k in names[r:] + names[:r]:
+        order = shuffle.sample(names, len(names))
+        if len(order) > 1 and order[0] == last:
+            order[0], order[-1] = order[-1], order[0]
+        last = order[-1]
+        for k in order:
             t0 = time.perf_counter_ns()
             ops[k](i)
             dt = (time.perf_counter_ns() - t0) / 1e6
@@ -135,19 +147,30 @@ class OpRow:
     kind: str  # "read" | "edit" | "write" | "create" | "multi"
     lines: int = 0
     note: str = ""
-    #: Exclusive create (ms, median) in each contender's folder just before the row.
+    #: Exclusive create (ms, median) in each contender's folder just before the row, and
+    #: just after it.
     create_ms: dict[str, float] = field(default_factory=dict)
+    create_ms_after: dict[str, float] = field(default_factory=dict)
 
     def get(self, who: str) -> list[float]:
         return self.times.get(who, [])
 
 
+def _spot(folder: Path, name: str) -> Path:
+    """Where the benchmark keeps the file ``name`` of a contender's ``folder``: in a folder
+    of its own (made here), which the file system places apart from the others."""
+    spot = folder / Path(name).stem
+    spot.mkdir(exist_ok=True)
+    return spot / name
+
+
 def _probed(folders: dict[str, Path], measure: Callable[[], OpRow]) -> OpRow:
     """``measure()``'s row, with the cost of creating a file in each of ``folders`` just
     before it."""
-    costs = {k: floor.create_cost(str(d)) for k, d in folders.items()}
+    costs = {k: fsstate.create_cost(str(d)) for k, d in folders.items()}
     row = measure()
     row.create_ms = costs
+    row.create_ms_after = {k: fsstate.create_cost(str(d)) for k, d in folders.items()}
     return row
 
 
@@ -174,6 +197,8 @@ class Bench:
         self.ws = run_dir / "ws"
         self.logs = run_dir / "logs"
         self.report = Report(mode)
+        #: Whether the operations' folders could be spread over the disk (None: not yet).
+        self.spread: bool | None = None
         for d in (self.ws, self.logs):
             d.mkdir(parents=True, exist_ok=True)
         self.peer_version = servers.ensure_peer()
@@ -280,16 +305,20 @@ class Bench:
     def operations(self) -> None:
         m = self.mode
         dirs = {k: self.ws / k for k in (SH, SHD, PEER, FLOOR, FLOORD)}
+        # Each file (and the creates) gets a folder of its own, spread over the disk, so
+        # that the files one row replaces do not slow the creates of the next rows.
+        self.spread = fsstate.spread(str(self.ws))
         for d in dirs.values():
             d.mkdir(exist_ok=True)
+            self.spread = fsstate.spread(str(d)) and self.spread
         for n in m.sizes:
             text = workload.source_text(n)
             for d in dirs.values():
-                (d / f"f{n}.py").write_text(text)
-                (d / f"m{n}.py").write_text(text)
-            for d in dirs.values():
-                (d / "w1k.py").write_text(workload.source_text(1000))
-                (d / "create").mkdir(exist_ok=True)
+                _spot(d, f"f{n}.py").write_text(text)
+                _spot(d, f"m{n}.py").write_text(text)
+        for d in dirs.values():
+            _spot(d, "w1k.py").write_text(workload.source_text(1000))
+            (d / "create").mkdir(exist_ok=True)
         # Each server gets a folder of its own as its workspace, as in real use: one that
         # watched the others' folders too would be woken by their writes (some 1,000 a
         # second here) and share its undo history with them.
@@ -302,24 +331,27 @@ class Bench:
             # Steadyhand needs to have seen what it edits: read it once, up front.
             for srv, name in ((sh, SH), (shd, SHD)):
                 d = dirs[name]
-                sh_call(srv, "steadyhand.read", {"file_path": str(d / "w1k.py")})
+                sh_call(srv, "steadyhand.read", {"file_path": str(_spot(d, "w1k.py"))})
                 for n in m.sizes:
                     k, _ = workload.edit_pair(n)
-                    sh_call(srv, "steadyhand.read", _window(d / f"f{n}.py", n, [k]))
+                    sh_call(srv, "steadyhand.read", _window(_spot(d, f"f{n}.py"), n, [k]))
                     ks = [k for k, _ in workload.multi_edit_pairs(n)]
-                    sh_call(srv, "steadyhand.read", _window(d / f"m{n}.py", n, ks))
-            here = {k: dirs[k] for k in (SH, PEER, FLOOR)}
-            made = {k: d / "create" for k, d in here.items()}
-            rows.append(_probed(here, lambda: self._read_row(sh, peer, dirs)))
+                    sh_call(srv, "steadyhand.read", _window(_spot(d, f"m{n}.py"), n, ks))
+
+            def where(name: str) -> dict[str, Path]:
+                return {k: _spot(dirs[k], name).parent for k in (SH, PEER, FLOOR)}
+
+            rows.append(_probed(where("f1000.py"), lambda: self._read_row(sh, peer, dirs)))
             for n in m.sizes:
-                rows.append(_probed(here, partial(self._edit_row, sh, shd, peer, dirs, n)))
-            rows.append(_probed(here, lambda: self._write_row(sh, shd, peer, dirs)))
+                edit = partial(self._edit_row, sh, shd, peer, dirs, n)
+                rows.append(_probed(where(f"f{n}.py"), edit))
+            rows.append(_probed(where("w1k.py"), lambda: self._write_row(sh, shd, peer, dirs)))
+            made = {k: dirs[k] / "create" for k in (SH, PEER, FLOOR)}
             rows.append(_probed(made, lambda: self._create_row(sh, shd, peer, dirs)))
             if multi is not None:
                 for n in m.sizes:
-                    rows.append(
-                        _probed(here, partial(self._multi_row, sh, shd, peer, dirs, n, multi))
-                    )
+                    multi_row = partial(self._multi_row, sh, shd, peer, dirs, n, multi)
+                    rows.append(_probed(where(f"m{n}.py"), multi_row))
         finally:
             for s in (sh, shd, peer):
                 s.close()
@@ -328,7 +360,7 @@ class Bench:
 
     def _read_row(self, sh: Running, peer: Running, dirs: dict[str, Path]) -> OpRow:
         n = 1000
-        sp, pp, fp = (str(dirs[k] / f"f{n}.py") for k in (SH, PEER, FLOOR))
+        sp, pp, fp = (str(_spot(dirs[k], f"f{n}.py")) for k in (SH, PEER, FLOOR))
         # Alternate the (offset, limit) key so every call returns the content (a repeat of
         # the very same read would get the short "unchanged" answer).
         keyed = [{"file_path": sp}, {"file_path": sp, "offset": 1, "limit": 2000}]
@@ -350,17 +382,17 @@ class Bench:
         f = f"f{n}.py"
 
         def sh_edit(srv: Running, d: Path) -> Callable[[int], object]:
-            path = str(d / f)
+            path = str(_spot(d, f))
             fwd = {"file_path": path, "old_string": pair.a, "new_string": pair.b}
             back = {"file_path": path, "old_string": pair.b, "new_string": pair.a}
             return lambda i: sh_call(srv, "steadyhand.edit", back if i % 2 else fwd)
 
-        pp = str(dirs[PEER] / f)
+        pp = str(_spot(dirs[PEER], f))
         pe = [
             {"path": pp, "edits": [{"oldText": pair.a, "newText": pair.b}]},
             {"path": pp, "edits": [{"oldText": pair.b, "newText": pair.a}]},
         ]
-        fp, fdp = str(dirs[FLOOR] / f), str(dirs[FLOORD] / f)
+        fp, fdp = str(_spot(dirs[FLOOR], f)), str(_spot(dirs[FLOORD], f))
         times = interleave(
             {
                 SH: sh_edit(sh, dirs[SH]),
@@ -378,7 +410,7 @@ class Bench:
 
     def _write_row(self, sh: Running, shd: Running, peer: Running, dirs: dict[str, Path]) -> OpRow:
         contents = [workload.source_text(1000, variant=1), workload.source_text(1000)]
-        paths = {k: str(dirs[k] / "w1k.py") for k in dirs}
+        paths = {k: str(_spot(dirs[k], "w1k.py")) for k in dirs}
         times = interleave(
             {
                 SH: lambda i: sh_call(
@@ -436,14 +468,14 @@ class Bench:
         f = f"m{n}.py"
 
         def sh_multi(srv: Running, d: Path) -> Callable[[int], object]:
-            path = str(d / f)
+            path = str(_spot(d, f))
             fwd = [{"old_string": p.a, "new_string": p.b} for p in pairs]
             back = [{"old_string": p.b, "new_string": p.a} for p in pairs]
             return lambda i: sh_call(
                 srv, command, {"file_path": path, "edits": back if i % 2 else fwd}
             )
 
-        pp = str(dirs[PEER] / f)
+        pp = str(_spot(dirs[PEER], f))
         pe = [
             {"path": pp, "edits": [{"oldText": p.a, "newText": p.b} for p in pairs]},
             {"path": pp, "edits": [{"oldText": p.b, "newText": p.a} for p in pairs]},
@@ -466,8 +498,8 @@ class Bench:
                     SH: sh_multi(sh, dirs[SH]),
                     SHD: sh_multi(shd, dirs[SHD]),
                     PEER: lambda i: mcp_call(peer, "edit_file", pe[i % 2]),
-                    FLOOR: floor_multi(str(dirs[FLOOR] / f), False),
-                    FLOORD: floor_multi(str(dirs[FLOORD] / f), True),
+                    FLOOR: floor_multi(str(_spot(dirs[FLOOR], f)), False),
+                    FLOORD: floor_multi(str(_spot(dirs[FLOORD], f)), True),
                 },
                 self.mode.calls if n < 100_000 else self.mode.calls_100k,
                 self.mode.warmup,
@@ -544,21 +576,33 @@ class Bench:
 
     def _fs_table(self, rows: list[OpRow]) -> None:
         out = [
-            "| Before the row | in Steadyhand's folder | in the peer's | in the floor's |",
+            "| Row | in Steadyhand's folder, before / after | in the peer's | in the floor's |",
             "|---|---|---|---|",
         ]
+
+        def cell(row: OpRow, k: str) -> str:
+            a, b = row.create_ms.get(k), row.create_ms_after.get(k)
+            if a is None or b is None:
+                return "—"
+            return f"{a * 1000:.0f} / {b * 1000:.0f} µs"
+
         for row in rows:
-            c = row.create_ms
-            if c:
-                cells = " | ".join(
-                    f"{c[k] * 1000:.0f} µs" if k in c else "—" for k in (SH, PEER, FLOOR)
+            if row.create_ms:
+                out.append(
+                    f"| {row.name} | " + " | ".join(cell(row, k) for k in (SH, PEER, FLOOR)) + " |"
                 )
-                out.append(f"| {row.name} | {cells} |")
         self.report.sections.append(
             f"## The file system's state (exclusive create of an empty file, median of 25)\n\n"
-            f"The workspaces are on {floor.file_system(str(self.ws))}. Every atomic write "
-            "and every create makes a file, so this cost is in every operation above, for "
-            "every contender; docs/performance.md says why it moves.\n\n" + "\n".join(out)
+            f"The workspaces are on {fsstate.file_system(str(self.ws))}; each file of each "
+            "contender is in a folder of its own, "
+            + (
+                "placed apart from the others (`chattr +T` on the folders above them). "
+                if self.spread
+                else "but the folders could not be spread over the disk. "
+            )
+            + "Every atomic write and every create makes a file, so this cost is in every "
+            "operation above, for every contender; docs/performance.md says why it moves."
+            "\n\n" + "\n".join(out)
         )
 
     # -- ranged read at the end of a big log -------------------------------------------------
