@@ -11,9 +11,10 @@ Three more guarantees, for writes that know what they replace:
   it displaced are hashed: if someone else wrote the file between the check and the swap,
   their version is swapped back and the write is refused as ``stale``. Steadyhand
   processes take an ``flock`` on the folder around this, so they never undo each other.
-  With ``create``, the file is put in place with ``RENAME_NOREPLACE``, so a file that
-  appeared in the meantime is never clobbered. (Where the file system lacks these flags,
-  the check runs right before a plain rename.)
+  With ``create``, the file is written without a name and linked to its name, or (where
+  that cannot be done) put in place with ``RENAME_NOREPLACE``, so a file that appeared in
+  the meantime is never clobbered. (Where the file system lacks these flags, the check
+  runs right before a plain rename.)
 - **Confinement.** The folder is opened component by component with ``O_NOFOLLOW`` and
   every later call is made relative to that folder, so a folder swapped for a symbolic
   link after the path was checked cannot redirect the write.
