@@ -274,6 +274,7 @@ def _write_in(
     if create:
         made = _create_anonymous(dfd, path, name, data, sys, fsync, mode)
         if made is not None:
+            _sync_folder(dfd, sys, fsync)
             return made
     if _journal is not None:
         _journal.note(os.path.dirname(path))
@@ -285,15 +286,8 @@ def _write_in(
             tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600, dfd
         )
         ours = True
-        _write_all(fd, data, sys)
-        sys.fchmod(fd, mode)
-        if existing is not None:
-            with contextlib.suppress(OSError):
-                sys.fchown(fd, existing.st_uid, existing.st_gid)
-        if fsync:
-            sys.fsync(fd)
         # what the file will be: a rename changes neither its size nor its time
-        written = os.fstat(fd)
+        written = _fill(fd, data, sys, mode, fsync, existing)
         fd_to_close, fd = fd, -1
         sys.close(fd_to_close)
         ours = False  # from here on _commit owns the temp name
@@ -306,19 +300,36 @@ def _write_in(
             with contextlib.suppress(OSError):
                 os.unlink(tmp, dir_fd=dfd)
         raise
-    if fsync:
-        with contextlib.suppress(OSError):
-            sys.fsync_dir(dfd)
+    _sync_folder(dfd, sys, fsync)
     return written
 
 
-def _write_all(fd: int, data: bytes, sys: Syscalls) -> None:
+def _sync_folder(dfd: int, sys: Syscalls, fsync: bool) -> None:
+    """With ``fsync``, make a new name in the folder durable (best effort: the file's own
+    bytes are synced already)."""
+    if fsync:
+        with contextlib.suppress(OSError):
+            sys.fsync_dir(dfd)
+
+
+def _fill(
+    fd: int, data: bytes, sys: Syscalls, mode: int, fsync: bool, owner: os.stat_result | None
+) -> os.stat_result:
+    """Write all of ``data`` to the new file ``fd``, give it ``mode`` (and ``owner``'s
+    owner and group, where allowed), sync it if asked; its status."""
     view = memoryview(data)
     while view:
         n = sys.write(fd, view)
         if n <= 0:
             raise OSError(errno.EIO, "write made no progress")
         view = view[n:]
+    sys.fchmod(fd, mode)
+    if owner is not None:
+        with contextlib.suppress(OSError):
+            sys.fchown(fd, owner.st_uid, owner.st_gid)
+    if fsync:
+        sys.fsync(fd)
+    return os.fstat(fd)
 
 
 #: errnos of an anonymous file (``O_TMPFILE``) the file system, the kernel or the
@@ -337,7 +348,7 @@ def _create_anonymous(
     which gets its name only once complete, never over an existing file (``stale`` if
     one appeared). Nothing half-written ever has a name, and a failure or a crash leaves
     nothing behind. None where this cannot be done here (the caller writes a named temp
-    file instead); the new file's status otherwise."""
+    file instead); the new file's status otherwise (the caller syncs the folder)."""
     try:
         fd = sys.open_anonymous(dfd)
     except OSError as exc:
@@ -345,11 +356,7 @@ def _create_anonymous(
             return None
         raise
     try:
-        _write_all(fd, data, sys)
-        sys.fchmod(fd, mode)
-        if fsync:
-            sys.fsync(fd)
-        written = os.fstat(fd)
+        written = _fill(fd, data, sys, mode, fsync, None)
         try:
             sys.link_anonymous(fd, name, dfd)
         except FileExistsError:
@@ -373,9 +380,6 @@ def _create_anonymous(
             with contextlib.suppress(OSError):
                 os.unlink(name, dir_fd=dfd)
         raise
-    if fsync:
-        with contextlib.suppress(OSError):
-            sys.fsync_dir(dfd)
     return written
 
 
