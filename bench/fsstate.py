@@ -4,7 +4,7 @@ Every atomic write and every create makes a file, and on ext4 without a journal 
 costs depends on how many files were deleted nearby in the last minutes
 (docs/performance.md, "The file system's state"). The benchmark spreads its folders over
 the disk (:func:`spread`), so that one row's deletions do not slow the next row's creates,
-and records what a create costs before each row (:func:`create_cost`).
+and records what a create costs before and after each row (:func:`create_cost`).
 """
 
 from __future__ import annotations

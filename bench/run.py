@@ -166,7 +166,7 @@ def _spot(folder: Path, name: str) -> Path:
 
 def _probed(folders: dict[str, Path], measure: Callable[[], OpRow]) -> OpRow:
     """``measure()``'s row, with the cost of creating a file in each of ``folders`` just
-    before it."""
+    before it and just after it."""
     costs = {k: fsstate.create_cost(str(d)) for k, d in folders.items()}
     row = measure()
     row.create_ms = costs
@@ -197,8 +197,6 @@ class Bench:
         self.ws = run_dir / "ws"
         self.logs = run_dir / "logs"
         self.report = Report(mode)
-        #: Whether the operations' folders could be spread over the disk (None: not yet).
-        self.spread: bool | None = None
         for d in (self.ws, self.logs):
             d.mkdir(parents=True, exist_ok=True)
         self.peer_version = servers.ensure_peer()
@@ -307,10 +305,10 @@ class Bench:
         dirs = {k: self.ws / k for k in (SH, SHD, PEER, FLOOR, FLOORD)}
         # Each file (and the creates) gets a folder of its own, spread over the disk, so
         # that the files one row replaces do not slow the creates of the next rows.
-        self.spread = fsstate.spread(str(self.ws))
+        spread = fsstate.spread(str(self.ws))
         for d in dirs.values():
             d.mkdir(exist_ok=True)
-            self.spread = fsstate.spread(str(d)) and self.spread
+            spread = fsstate.spread(str(d)) and spread
         for n in m.sizes:
             text = workload.source_text(n)
             for d in dirs.values():
@@ -356,7 +354,7 @@ class Bench:
             for s in (sh, shd, peer):
                 s.close()
         self._ops_table(rows, multi)
-        self._fs_table(rows)
+        self._fs_table(rows, spread)
 
     def _read_row(self, sh: Running, peer: Running, dirs: dict[str, Path]) -> OpRow:
         n = 1000
@@ -574,7 +572,7 @@ class Bench:
             text += "\n\nmulti-edit: not measured (this server advertises no multi-edit command)."
         self.report.sections.append(text)
 
-    def _fs_table(self, rows: list[OpRow]) -> None:
+    def _fs_table(self, rows: list[OpRow], spread: bool) -> None:
         out = [
             "| Row | in Steadyhand's folder, before / after | in the peer's | in the floor's |",
             "|---|---|---|---|",
@@ -597,7 +595,7 @@ class Bench:
             "contender is in a folder of its own, "
             + (
                 "placed apart from the others (`chattr +T` on the folders above them). "
-                if self.spread
+                if spread
                 else "but the folders could not be spread over the disk. "
             )
             + "Every atomic write and every create makes a file, so this cost is in every "
