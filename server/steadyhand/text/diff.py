@@ -50,8 +50,11 @@ def _unified(
     new_shift = shift if new_first_line is None else new_first_line - 1
     if len(old_lines) + len(new_lines) >= SMALL_DIFF:
         differ = _aligned_changes(old_lines, new_lines)
-        if differ is not None:
-            return _aligned_unified(old_lines, new_lines, differ, name, shift, new_shift)
+    else:  # the usual edit: one line changed, among its context lines
+        k = _one_replaced_at(old_lines, new_lines)
+        differ = None if k is None else [k]
+    if differ is not None:
+        return _aligned_unified(old_lines, new_lines, differ, name, shift, new_shift)
     groups = _grouped(_opcodes(old_lines, new_lines), CONTEXT)
     if not groups:
         return "", DiffStat(0, 0), []
@@ -254,11 +257,11 @@ def _unique_anchors(
 SMALL_DIFF = 400
 
 
-def _one_line_replaced(a: list[str], b: list[str]) -> list[Opcode] | None:
-    """The opcodes of two equally long lists that differ in one line, when neither
+def _one_replaced_at(a: list[str], b: list[str]) -> int | None:
+    """Where two equally long lists differ, when they differ in one line and neither
     version of that line appears anywhere on the other side (the usual one-line edit);
-    None otherwise. difflib gives the same: no matching block can use that line, so its
-    longest blocks are the common head and tail."""
+    None otherwise. difflib gives such a pair one replaced line: no matching block can
+    use that line, so its longest blocks are the common head and tail."""
     n = len(a)
     if n != len(b):
         return None
@@ -267,18 +270,11 @@ def _one_line_replaced(a: list[str], b: list[str]) -> list[Opcode] | None:
         k += 1
     if k == n or a[k + 1 :] != b[k + 1 :] or a[k] in b or b[k] in a:
         return None
-    codes: list[Opcode] = [("equal", 0, k, 0, k)] if k else []
-    codes.append(("replace", k, k + 1, k, k + 1))
-    if k + 1 < n:
-        codes.append(("equal", k + 1, n, k + 1, n))
-    return codes
+    return k
 
 
 def _opcodes(a: list[str], b: list[str]) -> list[Opcode]:
-    if len(a) + len(b) < SMALL_DIFF:
-        one = _one_line_replaced(a, b)
-        if one is not None:
-            return one
+    if len(a) + len(b) < SMALL_DIFF:  # (one replaced line took _unified's shortcut)
         return list(difflib.SequenceMatcher(None, a, b).get_opcodes())
     codes: list[Opcode] = []
     i = j = 0
