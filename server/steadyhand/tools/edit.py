@@ -205,6 +205,44 @@ def shown_lines(
     return lines
 
 
+#: At most this many changed lines are shown in an edit's snippet (the diff has them all).
+SNIPPET_LINES = 16
+
+
+def changed_snippet(
+    view: str, new_view: str, splices: Sequence[Splice], lines: Sequence[tuple[int, int]]
+) -> str:
+    """Numbered lines of ``new_view`` (``view`` with the ordered ``splices`` applied) at
+    each splice's new text, with two lines of context: nearby splices shown together,
+    places further apart separated by a "..." line, at most :data:`SNIPPET_LINES`
+    changed lines in all (``lines``: each splice's first and last line in ``view``)."""
+    groups: list[list[int]] = []  # [offset in new_view, first line, last line]
+    shift = moved = 0
+    for sp, (first, _) in zip(splices, lines, strict=True):
+        start, new_first = sp.start + shift, first + moved
+        new_last = new_first + sp.text.count("\n", 0, max(0, len(sp.text) - 1))
+        if groups and new_first - groups[-1][2] <= 5:  # their context lines would meet
+            groups[-1][2] = max(groups[-1][2], new_last)
+        else:
+            groups.append([start, new_first, new_last])
+        shift += len(sp.text) - (sp.end - sp.start)
+        moved += sp.text.count("\n") - view.count("\n", sp.start, sp.end)
+    shown: list[str] = []
+    budget = SNIPPET_LINES
+    for start, first, last in groups:
+        if budget <= 0:
+            break
+        shown_last = min(last, first + budget - 1)
+        budget -= shown_last - first + 1
+        shown.append(snippet_at(new_view, start, first, shown_last))
+    text = "\n   ...\n".join(shown)
+    rest = len(groups) - len(shown)
+    if rest:
+        places = f"{rest} more changed place{'s' if rest != 1 else ''}"
+        text += f"\n   ... and {places} (the diff has every change)"
+    return text
+
+
 async def apply_plan(
     ctx: ToolContext,
     rec: FileRecord,
@@ -271,7 +309,7 @@ async def apply_plan(
     session = ctx.sessions.get(session_name)
     session.put(record_for(after, shown, None, remember(ctx, after)))
 
-    snippet_last = min(last_new, first_line + 15)
+    snippet_last = min(last_new, first_line + SNIPPET_LINES - 1)
     if after.view == new_view:
         # The text before the first splice is unchanged: its line is known in the new text.
         _ANCHORS.put(content_key(after), (first_sp.start, first_line))
@@ -279,7 +317,7 @@ async def apply_plan(
         diff = splices_diff(
             view, new_view, plan.splices, name=snap.path, firsts=[a for a, _ in lines]
         )
-        shown_snippet = snippet_at(after.view, first_sp.start, first_line, snippet_last)
+        shown_snippet = changed_snippet(view, new_view, plan.splices, lines)
     else:  # the editor changed more (a formatter on save): diff the whole changed region
         new_end = last_sp.end + len(new_view) - len(view)
         diff = region_diff(
