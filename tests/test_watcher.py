@@ -79,6 +79,14 @@ async def test_changes_anywhere_under_the_root_are_reported(tmp_path: Path) -> N
         await _until(seen, (str(named), "created"))
         await asyncio.sleep(0.2)
         assert not any(os.path.basename(p).startswith("#") for p, _ in seen), seen
+        # ... while a file that really has such a name is reported as any other
+        hashed = tmp_path / "#12345"
+        hashed.write_text("1")
+        await _until(seen, (str(hashed), "modified"))  # created, then written: the last
+        seen.clear()
+        with open(hashed, "a") as f:  # a change that is only a write
+            f.write("2")
+        await _until(seen, (str(hashed), "modified"))
 
         # switched off: nothing more is reported
         w.enabled = False

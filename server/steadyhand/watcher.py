@@ -43,16 +43,16 @@ def is_temp_name(path: str) -> bool:
     return base.startswith(".") and base.endswith(".tmp") and ".steadyhand-" in base
 
 
-def _unnamed(name: bytes, mask: int) -> bool:
+def _unnamed(folder: bytes, name: bytes, mask: int) -> bool:
     """Whether an inotify event is about a file that has no name yet (opened with
     ``O_TMPFILE``, as Steadyhand writes a new file): its writes are reported under ``#``
     and its inode number, and it is named later (a create event for the real name). A
-    user's own file called like that is missed only by the watcher: every change still
-    hashes the file before it plans."""
+    file that really has such a name in ``folder`` is not one."""
     return (
         name[:1] == b"#"
         and name[1:].isdigit()
         and not mask & (_IN_CREATE | _IN_MOVED_TO | _IN_MOVED_FROM | _IN_DELETE)
+        and not os.path.lexists(folder + b"/" + name)
     )
 
 
@@ -267,7 +267,7 @@ class _Inotify(_Backend):
                 self._dirs.pop(wd, None)
                 continue
             folder = self._dirs.get(wd)
-            if folder is None or not name or _unnamed(name, mask):
+            if folder is None or not name or _unnamed(folder, name, mask):
                 continue
             full = folder + b"/" + name
             if mask & _IN_ISDIR:
