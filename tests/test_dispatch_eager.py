@@ -142,6 +142,32 @@ async def test_a_call_that_waits_for_the_file_lock_is_answered_once_it_is_free(
     assert rid not in lane.server.protocol._request_futures
 
 
+async def test_a_call_that_waited_sees_what_the_holder_did_to_the_path(lane: _Lane) -> None:
+    """What the path was when the call came in is looked at again after the wait: the
+    holder may have deleted the file, or made one."""
+    path = str(lane.ws / "a.txt")
+    lane.command("steadyhand.read", {"file_path": path})
+    holder, release = await _hold_lock(lane, path)
+    edit = lane.command(
+        "steadyhand.edit", {"file_path": path, "old_string": "two", "new_string": "deux"}
+    )
+    os.unlink(path)  # while the edit waits
+    release.set()
+    await holder
+    gone = await lane.wait_answer(edit)
+    assert gone["result"]["error"] == "not_found", gone
+
+    holder, release = await _hold_lock(lane, path)
+    create = lane.command("steadyhand.write", {"file_path": path, "content": "mine\n"})
+    (lane.ws / "a.txt").write_text("theirs\n")  # made while the write waits
+    release.set()
+    await holder
+    made = await lane.wait_answer(create)
+    # not created over theirs: the file is there again, and not as this session read it
+    assert made["result"]["error"] == "stale", made
+    assert (lane.ws / "a.txt").read_text() == "theirs\n"
+
+
 async def test_a_waiting_call_can_be_cancelled_and_changes_nothing(lane: _Lane) -> None:
     path = str(lane.ws / "a.txt")
     lane.command("steadyhand.read", {"file_path": path})

@@ -54,6 +54,16 @@ class ResolvedPath:
     def exists(self) -> bool:
         return self.stat is not None
 
+    def status(self, *, again: bool) -> os.stat_result | None:
+        """The path's ``lstat`` (None if it does not exist): the one resolving took, or
+        with ``again`` a new one (another tool call may have changed the path since)."""
+        if not again:
+            return self.stat
+        try:
+            return os.lstat(self.path)
+        except (OSError, ValueError):
+            return None
+
     @property
     def relative(self) -> str | None:
         if self.root is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from stat import S_ISDIR
 
 from steadyhand.documents.snapshot import (
     ByContent,
@@ -42,15 +43,16 @@ from steadyhand.tools.write import create_file, encode_for
 async def edit(ctx: ToolContext, p: EditParams) -> Result:
     rp = ctx.resolve(p.file_path)
     check_writable(ctx, rp.path, p.session)
-    async with ctx.locks.hold(rp.path):
+    async with ctx.locks.hold(rp.path) as held:
         buffer = ctx.world.current(rp.path)
-        if buffer is None and not os.path.lexists(rp.path):
+        st = rp.status(again=held.waited) if buffer is None else None
+        if buffer is None and st is None:
             if p.old_string == "":
                 return await create_file(
                     ctx, rp.path, p.new_string, p.session, tool="edit", dry_run=p.dry_run
                 )
             raise not_found(rp.path)
-        if buffer is None and os.path.isdir(rp.path):
+        if st is not None and S_ISDIR(st.st_mode):
             raise ToolError(
                 ErrorCode.IS_DIRECTORY,
                 f"{rp.path} is a directory; edit changes files. Pass the path of a file.",

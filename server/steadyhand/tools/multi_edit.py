@@ -9,7 +9,7 @@ original text and sent as ONE change (one WorkspaceEdit, one undo step in an edi
 from __future__ import annotations
 
 import itertools
-import os
+from stat import S_ISDIR
 
 from steadyhand.guards.protected import check_writable
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -130,9 +130,10 @@ async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
     rp = ctx.resolve(p.file_path)
     path = rp.path
     check_writable(ctx, path, p.session)
-    async with ctx.locks.hold(path):
+    async with ctx.locks.hold(path) as held:
         buffer = ctx.world.current(path)
-        if buffer is None and not os.path.lexists(path):
+        st = rp.status(again=held.waited) if buffer is None else None
+        if buffer is None and st is None:
             if p.edits[0].old_string != "":
                 raise not_found(path)
             first = p.edits[0].new_string
@@ -140,7 +141,7 @@ async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
             if len(p.edits) > 1:
                 content, _, _ = plan_all(to_view(first), path, p.edits[1:])
             return await create_file(ctx, path, content, p.session, tool=TOOL, dry_run=p.dry_run)
-        if buffer is None and os.path.isdir(path):
+        if st is not None and S_ISDIR(st.st_mode):
             raise ToolError(
                 ErrorCode.IS_DIRECTORY,
                 f"{path} is a directory; multiEdit changes files. Pass the path of a file.",

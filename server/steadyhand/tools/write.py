@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+from stat import S_ISDIR
 
 from steadyhand.documents.snapshot import prime_endings
 from steadyhand.guards.protected import check_writable
@@ -107,16 +107,16 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
     rp = ctx.resolve(p.file_path)
     path = rp.path
     check_writable(ctx, path, p.session)
-    if rp.stat is not None and os.path.isdir(path):
+    if rp.stat is not None and S_ISDIR(rp.stat.st_mode):
         raise ToolError(
             ErrorCode.IS_DIRECTORY,
             f"{path} is a directory, so it cannot be written as a file. Choose a file path "
             "(for example a name inside that folder).",
             path=path,
         )
-    async with ctx.locks.hold(path):
+    async with ctx.locks.hold(path) as held:
         buffer = ctx.world.current(path)
-        if buffer is None and not os.path.lexists(path):
+        if buffer is None and rp.status(again=held.waited) is None:
             return await create_file(
                 ctx, path, p.content, p.session, tool="write", dry_run=p.dry_run
             )
