@@ -94,6 +94,15 @@ class _Resume(Coroutine[Any, Any, Any]):
 class SteadyhandProtocol(LanguageServerProtocol):
     _simple_commands: dict[int, bool]
 
+    def _is_direct(self, handler: Callable[..., Any]) -> bool:
+        """Whether ``handler`` can run on the direct lane: an async ``(ls, *args)``."""
+        cache: dict[int, bool] = self.__dict__.setdefault("_direct_commands", {})
+        direct = cache.get(id(handler))
+        if direct is None:
+            direct = inspect.iscoroutinefunction(handler) and self._is_simple(handler)
+            cache[id(handler)] = direct
+        return direct
+
     def _is_simple(self, handler: Callable[..., Any]) -> bool:
         cache: dict[int, bool] = self.__dict__.setdefault("_simple_commands", {})
         simple = cache.get(id(handler))
@@ -118,12 +127,7 @@ class SteadyhandProtocol(LanguageServerProtocol):
             arguments = []
         command = params.get("command")
         handler = self.fm.commands.get(command) if isinstance(command, str) else None
-        if (
-            handler is None
-            or not isinstance(arguments, list)
-            or not inspect.iscoroutinefunction(handler)
-            or not self._is_simple(handler)
-        ):
+        if handler is None or not isinstance(arguments, list) or not self._is_direct(handler):
             return False
         msg_id = data["id"]
         # Run the handler at once, as a task would, in a copy of the context: most tool
@@ -136,6 +140,8 @@ class SteadyhandProtocol(LanguageServerProtocol):
         try:
             waiting_on = ctx.run(coro.send, None)
         except StopIteration as done:
+            if self._answer_plain(done.value, msg_id):
+                return True
             outcome = loop.create_future()
             outcome.set_result(done.value)
         except asyncio.CancelledError:
@@ -156,17 +162,26 @@ class SteadyhandProtocol(LanguageServerProtocol):
         return True
 
     def _answer_fast(self, task: asyncio.Future[Any], *, msg_id: Any) -> None:
-        if not task.cancelled() and task.exception() is None:
-            # None when not plain JSON: then pygls serializes it
-            data = dumps({"jsonrpc": "2.0", "id": msg_id, "result": task.result()})
-            if data is not None and self.writer is not None:
-                self._request_futures.pop(msg_id, None)
-                try:
-                    self.writer.write(b"Content-Length: %d\r\n\r\n%b" % (len(data), data))
-                except BrokenPipeError:
-                    log.error("the client closed the connection")
-                return
+        if (
+            not task.cancelled()
+            and task.exception() is None
+            and self._answer_plain(task.result(), msg_id)
+        ):
+            return
         self._send_handler_result(task, msg_id=msg_id)  # type: ignore[arg-type]
+
+    def _answer_plain(self, result: Any, msg_id: Any) -> bool:
+        """Send ``result`` as the answer to ``msg_id`` if it is plain JSON (then True);
+        otherwise pygls serializes it (False: nothing was sent)."""
+        data = dumps({"jsonrpc": "2.0", "id": msg_id, "result": result})
+        if data is None or self.writer is None:
+            return False
+        self._request_futures.pop(msg_id, None)
+        try:
+            self.writer.write(b"Content-Length: %d\r\n\r\n%b" % (len(data), data))
+        except BrokenPipeError:
+            log.error("the client closed the connection")
+        return True
 
     def _execute_handler(  # type: ignore[no-untyped-def]
         self, msg_id, handler, callback, args=None, kwargs=None

@@ -200,7 +200,7 @@ async def _run(
         ) from exc
     try:
         out = tool(ls.ctx, params)
-        result = await out if isinstance(out, Awaitable) else out
+        result = out if isinstance(out, dict) else await out
         if result.get("ok"):
             ls.ensure_watching()
     except ToolError as err:

@@ -850,7 +850,8 @@ def plan_edit(
         parts = new_lf.split("\n")
         if len(parts) > 1 and not parts[-1].strip(" \t" + ODD_SPACES):
             new_lf = "\n".join(parts[:-1]) + "\n"
-    char_stages = _stages_upto(found.tier)
+    exact = found.tier is EXACT or found.tier is LINE_ENDINGS
+    char_stages = () if exact else _stages_upto(found.tier)
     splices: list[Splice] = []
     tolerated: tuple[str, ...] = ()
     for c in cands:
@@ -867,7 +868,7 @@ def plan_edit(
                 text, found.old, c.file_indents, c.reindent, first_line=c.first_line
             )
             model_old = c.old_in_file
-        if found.tier not in (EXACT, LINE_ENDINGS):
+        if not exact:
             text = carry_over(actual, model_old, text, char_stages)
         if not tolerated:
             tolerated = tolerances_used(found.tier, actual, model_old, had_cr=old != to_view(old))
