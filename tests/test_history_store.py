@@ -139,3 +139,40 @@ def test_small_texts_are_compressed_at_once(tmp_path: Path) -> None:
     key = store.put_text("small\n" * 100)
     assert key is not None
     assert (tmp_path / "h" / "blobs" / key[:2] / key).read_bytes()[:1] == b"\x78"
+
+
+def test_a_file_name_that_is_not_utf8_survives_the_index(tmp_path: Path) -> None:
+    """A name with bytes that are not UTF-8 (decoded as lone surrogates) is read back as
+    it was written, by another server too."""
+    odd = os.fsdecode(b"/w/caf\xe9.txt")
+    store = HistoryStore(str(tmp_path / "h"), 10_000, 10_000)
+    store.append(_version(odd, None))
+    store.append(_version("/w/plain.txt", None))
+    other = HistoryStore(str(tmp_path / "h"), 10_000, 10_000)
+    other.refresh()
+    assert [e.path for e in other.entries if isinstance(e, Version)] == [odd, "/w/plain.txt"]
+
+
+def test_compacting_keeps_the_newest_entries_for_every_reader(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from steadyhand.history import store as store_module
+
+    monkeypatch.setattr(store_module, "MAX_ENTRIES", 50)
+    monkeypatch.setattr(store_module, "KEEP_ENTRIES", 30)
+    store = HistoryStore(str(tmp_path / "h"), 10_000, 10_000)
+    paths = [f"/w/f{i}.txt" for i in range(51)]
+    paths[49] = os.fsdecode(b"/w/odd\xff.txt")
+    for p in paths:
+        store.append(_version(p, None))
+    kept = [e.path for e in store.entries if isinstance(e, Version)]
+    assert kept == paths[-30:]
+    other = HistoryStore(str(tmp_path / "h"), 10_000, 10_000)
+    other.refresh()
+    assert [e.path for e in other.entries if isinstance(e, Version)] == kept
+    store.append(_version("/w/after.txt", None))  # appending goes on from the new index
+    other.refresh()
+    assert [e.path for e in other.entries if isinstance(e, Version)][-2:] == [
+        paths[-1],
+        "/w/after.txt",
+    ]

@@ -36,6 +36,11 @@ from typing import Any
 
 from steadyhand.state.hashing import content_hash, text_hash
 
+try:
+    import orjson
+except ImportError:  # pragma: no cover - a dependency, but the store works without it
+    orjson = None  # type: ignore[assignment]
+
 log = logging.getLogger(__name__)
 
 #: The index is compacted to its newest ``KEEP_ENTRIES`` entries past this many.
@@ -140,12 +145,30 @@ def _entry_from(obj: dict[str, Any]) -> Entry | None:
 _FIELDS = {cls: tuple(f.name for f in fields(cls)) for cls in (Version, Checkpoint)}
 
 
-def _entry_json(entry: Entry) -> str:
+def _entry_line(entry: Entry) -> bytes:
+    """The entry's line in the index: JSON and a newline, UTF-8. A file name that is not
+    valid UTF-8 (its odd bytes decoded as lone surrogates) keeps its bytes as they were."""
     kind = "change" if isinstance(entry, Version) else "checkpoint"
     obj: dict[str, Any] = {"t": kind}
     for name in _FIELDS[type(entry)]:
         obj[name] = getattr(entry, name)
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    if orjson is not None:
+        try:
+            return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
+        except orjson.JSONEncodeError:  # it refuses lone surrogates
+            pass
+    text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    return (text + "\n").encode("utf-8", "surrogatepass")
+
+
+def _parse_line(line: bytes) -> Any:
+    """What :func:`_entry_line` wrote (ValueError if the line is damaged)."""
+    if orjson is not None:
+        try:
+            return orjson.loads(line)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(line.decode("utf-8", "surrogatepass"))
 
 
 def new_id(prefix: str = "") -> str:
@@ -250,7 +273,7 @@ class HistoryStore:
         end = data.rfind(b"\n") + 1  # a line still being written waits for next time
         for line in data[:end].splitlines():
             try:
-                obj = json.loads(line)
+                obj = _parse_line(line)
             except ValueError:
                 log.warning("history: skipping a damaged index line in %s", self.index_path)
                 continue
@@ -262,7 +285,7 @@ class HistoryStore:
     def append(self, entry: Entry) -> None:
         self._ensure_dirs()
         self.refresh()  # which first writes any entry still pending: order is kept
-        line = (_entry_json(entry) + "\n").encode("utf-8", "surrogatepass")
+        line = _entry_line(entry)
         fd = os.open(self.index_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, line)
@@ -280,13 +303,14 @@ class HistoryStore:
 
     def _compact(self) -> None:
         keep = self._entries[-KEEP_ENTRIES:]
-        tmp = f"{self.index_path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8", errors="surrogatepass") as f:
-            for entry in keep:
-                f.write(_entry_json(entry) + "\n")
-        os.replace(tmp, self.index_path)
-        self._entries, self._offset, self._ino = [], 0, None
-        self.refresh()
+        data = b"".join([_entry_line(entry) for entry in keep])
+        _write_file(self.index_path, [data])
+        st = os.stat(self.index_path)
+        if st.st_size == len(data):  # nobody appended since: the index is these entries
+            self._entries, self._offset, self._ino = list(keep), st.st_size, st.st_ino
+        else:
+            self._entries, self._offset, self._ino = [], 0, None
+            self.refresh()
 
     @property
     def entries(self) -> list[Entry]:
