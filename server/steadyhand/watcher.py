@@ -43,16 +43,16 @@ def is_temp_name(path: str) -> bool:
     return base.startswith(".") and base.endswith(".tmp") and ".steadyhand-" in base
 
 
-def _unnamed(folder: bytes, name: bytes, mask: int) -> bool:
-    """Whether an inotify event is about a file that has no name yet (opened with
-    ``O_TMPFILE``, as Steadyhand writes a new file): its writes are reported under ``#``
-    and its inode number, and it is named later (a create event for the real name). A
-    file that really has such a name in ``folder`` is not one."""
+def _unnamed(full: bytes, name: bytes, mask: int) -> bool:
+    """Whether an inotify event about ``name`` (at ``full``) is about a file that has no
+    name yet (opened with ``O_TMPFILE``, as Steadyhand writes a new file): its writes are
+    reported under ``#`` and its inode number, and it is named later (a create event for
+    the real name). A file that really has such a name is not one."""
     return (
         name[:1] == b"#"
         and name[1:].isdigit()
         and not mask & (_IN_CREATE | _IN_MOVED_TO | _IN_MOVED_FROM | _IN_DELETE)
-        and not os.path.lexists(folder + b"/" + name)
+        and not os.path.lexists(full)
     )
 
 
@@ -267,9 +267,11 @@ class _Inotify(_Backend):
                 self._dirs.pop(wd, None)
                 continue
             folder = self._dirs.get(wd)
-            if folder is None or not name or _unnamed(folder, name, mask):
+            if folder is None or not name:
                 continue
             full = folder + b"/" + name
+            if _unnamed(full, name, mask):
+                continue
             if mask & _IN_ISDIR:
                 if mask & (_IN_CREATE | _IN_MOVED_TO):
                     # a new folder: watch it (and what it holds) off the event loop

@@ -311,7 +311,6 @@ async def apply_plan(
     session = ctx.sessions.get(session_name)
     session.put(record_for(after, shown, None, remember(ctx, after)))
 
-    snippet_last = min(last_new, first_line + SNIPPET_LINES - 1)
     if after.view == new_view:
         # The text before the first splice is unchanged: its line is known in the new text.
         _ANCHORS.put(content_key(after), (first_sp.start, first_line))
@@ -325,6 +324,7 @@ async def apply_plan(
         diff = region_diff(
             view, after.view, first_sp.start, last_sp.end, new_end, name=snap.path, line=first_line
         )
+        snippet_last = min(last_new, first_line + SNIPPET_LINES - 1)
         shown_snippet = snippet(after.lines, first_line, snippet_last)
     ds = stat(diff)
     n = plan.replacements
