@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from steadyhand.watcher import Watcher, is_temp_name
+from steadyhand.watcher import Watcher, is_temp_name, links_tell
 
 
 async def _until(seen: list[tuple[str, str]], want: tuple[str, str], timeout: float = 5.0) -> None:
@@ -27,6 +27,67 @@ async def _ready(w: Watcher, probe: Path, seen: list[tuple[str, str]]) -> None:
         if any(p == str(probe) for p, _ in seen):
             return
     raise AssertionError("the watcher never started")
+
+
+async def test_status_counts_the_folders_once_set_up(tmp_path: Path) -> None:
+    w = Watcher(asyncio.get_running_loop(), lambda p, k: None)
+    for i in range(30):
+        (tmp_path / f"d{i}" / "sub").mkdir(parents=True)
+    try:
+        w.ensure([str(tmp_path)])
+        status = w.status()
+        for _ in range(250):
+            if status["state"] != "starting":
+                break
+            await asyncio.sleep(0.02)
+            status = w.status()
+        assert status == {"state": "watching", "folders": 61}
+        w.enabled = False
+        assert w.status()["state"] == "off"
+    finally:
+        w.stop()
+
+
+@pytest.mark.parametrize(
+    ("nlink", "subfolders", "verdict"),
+    [
+        (5, 3, True),  # ext4, XFS, tmpfs: 2 + subfolders
+        (2, 0, None),  # a leaf: cannot tell a file system that always says 2
+        (1, 0, False),  # btrfs, overlayfs merged folders: always 1
+        (1, 4, False),
+        (2, 3, False),  # always 2: not to be trusted
+        (6, 3, False),  # a folder made meanwhile: trust nothing
+    ],
+)
+def test_links_tell(nlink: int, subfolders: int, verdict: bool | None) -> None:
+    assert links_tell(nlink, subfolders) is verdict
+
+
+async def test_a_folder_made_inside_a_leaf_later_is_watched(tmp_path: Path) -> None:
+    """Leaves are not listed at set-up; what is made in them afterwards is still seen."""
+    seen: list[tuple[str, str]] = []
+    w = Watcher(asyncio.get_running_loop(), lambda p, k: seen.append((p, k)))
+    for i in range(5):
+        (tmp_path / f"leaf{i}").mkdir()
+    try:
+        w.ensure([str(tmp_path)])
+        await _ready(w, tmp_path / "probe.txt", seen)
+        for _ in range(250):
+            if w.status()["state"] == "watching":
+                break
+            await asyncio.sleep(0.02)
+        assert w.status() == {"state": "watching", "folders": 6}
+        (tmp_path / "leaf3" / "sub").mkdir()
+        late = tmp_path / "leaf3" / "sub" / "c.txt"
+        for _ in range(100):  # the new folder's watch is added in the background
+            late.write_text("z")
+            await asyncio.sleep(0.02)
+            if any(p == str(late) for p, _ in seen):
+                break
+        assert any(p == str(late) for p, _ in seen)
+        assert w.status()["folders"] == 7
+    finally:
+        w.stop()
 
 
 async def test_changes_anywhere_under_the_root_are_reported(tmp_path: Path) -> None:

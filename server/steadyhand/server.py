@@ -110,7 +110,7 @@ class SteadyhandServer(LanguageServer):
     # -- watching ---------------------------------------------------------------------
 
     def ensure_watching(self) -> None:
-        """Start watching the roots once something is tracked (never blocks)."""
+        """Start watching the roots once a tool did its work (never blocks)."""
         if not self.ctx.settings.watch:
             return
         if self.watcher is None:
@@ -118,6 +118,14 @@ class SteadyhandServer(LanguageServer):
 
             self.watcher = Watcher(asyncio.get_running_loop(), self.external_change)
         self.watcher.ensure(list(self.ctx.roots.workspace + self.ctx.roots.allowed))
+
+    def watcher_status(self) -> dict[str, Any]:
+        """:meth:`Watcher.status`, or "off" / "idle" (nothing tracked yet) without one."""
+        if not self.ctx.settings.watch:
+            return {"state": "off", "folders": 0}
+        if self.watcher is None:
+            return {"state": "idle", "folders": 0}
+        return self.watcher.status()
 
     def _as_written(self, path: str) -> bool:
         """Whether ``path`` has exactly the size and time Steadyhand's own write left."""
@@ -191,7 +199,11 @@ async def _run(
     cls: type[P],
     args: tuple[Any, ...],
     tool: Callable[[ToolContext, P], Awaitable[Result] | Result],
+    *,
+    watch: bool = True,
 ) -> Result:
+    """Run ``tool`` on the parsed ``args``; a refusal or a bug becomes a failed result.
+    ``watch``: a success starts the watcher (a health check leaves it as it is)."""
     try:
         params = parse_arguments(cls, args)
     except ParamsError as exc:
@@ -201,7 +213,7 @@ async def _run(
     try:
         out = tool(ls.ctx, params)
         result = out if isinstance(out, dict) else await out
-        if result.get("ok"):
+        if watch and result.get("ok"):
             ls.ensure_watching()
     except ToolError as err:
         path = getattr(params, "file_path", None)
@@ -341,6 +353,12 @@ def create_server() -> SteadyhandServer:
 
     @ls.command(commands.PING)
     async def ping(ls: SteadyhandServer, *args: Any) -> Result:
-        return await _run(ls, PingParams, args, lambda ctx, p: success("pong", version=__version__))
+        return await _run(
+            ls,
+            PingParams,
+            args,
+            lambda ctx, p: success("pong", version=__version__, watcher=ls.watcher_status()),
+            watch=False,
+        )
 
     return ls

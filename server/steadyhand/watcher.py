@@ -56,6 +56,18 @@ def _unnamed(full: bytes, name: bytes, mask: int) -> bool:
     )
 
 
+def links_tell(nlink: int, subfolders: int) -> bool | None:
+    """Whether a file system's folder link counts can be trusted to tell a folder without
+    subfolders (a link count of 2), judged from one folder just listed: ``nlink`` is its
+    link count, ``subfolders`` how many it holds. ext4, XFS and tmpfs count 2 plus the
+    subfolders; btrfs, overlayfs's merged folders and many network file systems do not.
+    None when this folder cannot tell (no subfolders: a file system that always says 2
+    would look right), so another folder decides."""
+    if subfolders == 0:
+        return None if nlink == 2 else False
+    return nlink == 2 + subfolders
+
+
 class Watcher:
     """Recursive watching of the roots, with the best backend this platform has."""
 
@@ -77,6 +89,13 @@ class Watcher:
     def watched_roots(self) -> set[str]:
         return set(self._backend.watched)
 
+    def status(self) -> dict[str, Any]:
+        """Where watching stands, for a health check: ``state`` is "off" (turned off by
+        the settings), "starting" (folders are still being added), "watching", or
+        "failed" (the OS refused; the hash check before every write still holds);
+        ``folders``: how many folders are watched, where the backend can tell."""
+        return self._backend.status()
+
     def ensure(self, roots: list[str]) -> None:
         """Watch ``roots`` (recursively) if not yet watched; returns at once."""
         self._backend.ensure(roots)
@@ -93,6 +112,7 @@ class _Backend:
         self.enabled = True
         self._lock = threading.Lock()
         self._failed = False
+        self._setting_up = 0  # set-up threads still running
 
     def ensure(self, roots: list[str]) -> None:
         if not self.enabled or self._failed:
@@ -102,12 +122,35 @@ class _Backend:
             return
         with self._lock:
             self.watched.update(todo)
+            self._setting_up += 1
         threading.Thread(
-            target=self._schedule, args=(todo,), daemon=True, name="steadyhand-watch"
+            target=self._set_up, args=(todo,), daemon=True, name="steadyhand-watch"
         ).start()
+
+    def _set_up(self, roots: list[str]) -> None:
+        try:
+            self._schedule(roots)
+        finally:
+            with self._lock:
+                self._setting_up -= 1
 
     def _schedule(self, roots: list[str]) -> None:
         raise NotImplementedError
+
+    def folders(self) -> int | None:
+        """How many folders are watched; None where the backend cannot tell."""
+        return None
+
+    def status(self) -> dict[str, Any]:
+        if self._failed:
+            state = "failed"
+        elif not self.enabled:
+            state = "off"
+        elif self._setting_up:
+            state = "starting"
+        else:
+            state = "watching"
+        return {"state": state, "folders": self.folders()}
 
     def stop(self) -> None:
         raise NotImplementedError
@@ -166,6 +209,8 @@ class _Inotify(_Backend):
         self._fd = fd
         #: watch descriptor -> folder path (bytes)
         self._dirs: dict[int, bytes] = {}
+        #: device -> whether its folders' link counts tell how many subfolders they have
+        self._links_tell: dict[int, bool] = {}
         self._overflowed = False
         self._closed = False
         loop.add_reader(fd, self._readable)
@@ -194,11 +239,19 @@ class _Inotify(_Backend):
         for root in roots:
             if not self._add_tree(os.fsencode(root)):
                 return
-        log.info("watching %s", ", ".join(roots))
+        log.info("watching %s (%d folders)", ", ".join(roots), len(self._dirs))
+
+    def folders(self) -> int | None:
+        return len(self._dirs)
 
     def _add_tree(self, top: bytes) -> bool:
         """Watch ``top`` and every folder under it (links not followed); False when the
-        OS refuses more watches."""
+        OS refuses more watches.
+
+        A folder whose link count says it has no subfolders is not listed, on a file
+        system seen to keep that count (:func:`links_tell`): most folders of a big tree
+        are such leaves, and listing them was two thirds of the set-up. A subfolder made
+        after its parent is watched is reported and watched by the event handler."""
         stack = [top]
         while stack:
             folder = stack.pop()
@@ -211,10 +264,19 @@ class _Inotify(_Backend):
                 continue  # gone meanwhile, or not readable: nothing to watch there
             self._dirs[wd] = folder
             try:
+                st = os.stat(folder, follow_symlinks=False)
+                known = self._links_tell.get(st.st_dev)
+                if known and st.st_nlink == 2:
+                    continue  # no subfolders
                 with os.scandir(folder) as it:
-                    stack.extend(e.path for e in it if e.is_dir(follow_symlinks=False))
+                    subs = [e.path for e in it if e.is_dir(follow_symlinks=False)]
             except OSError:
                 continue
+            if known is None:
+                verdict = links_tell(st.st_nlink, len(subs))
+                if verdict is not None:
+                    self._links_tell[st.st_dev] = verdict
+            stack.extend(subs)
         return True
 
     def _readable(self) -> None:
