@@ -12,6 +12,7 @@ from pytest_lsp import LanguageClient
 from tests.conftest import call, client_with
 
 READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
+MULTI = "steadyhand.multiEdit"
 
 
 async def test_edit_requires_read(client: LanguageClient, workspace: Path) -> None:
@@ -385,3 +386,44 @@ async def test_a_change_invisible_to_stat_is_never_lost(
     assert again["ok"], again
     expected = b"alpha\nBETA\ngamma\n" if tool == "write" else b"alpha\nB\ngamma\n"
     assert f.read_bytes() == expected
+
+
+async def test_lines_never_shown_stay_unshown_after_edits(
+    client: LanguageClient, workspace: Path
+) -> None:
+    """An edit marks as shown only the lines it wrote: not a line it pulled up by deleting
+    the one above, and not the lines between the places of a multiEdit or replace_all."""
+    f = workspace / "p.txt"
+    f.write_text("".join(f"line{i}\n" for i in range(1, 201)))
+    await call(client, READ, file_path="p.txt", offset=1, limit=3)
+    await call(client, READ, file_path="p.txt", offset=150, limit=5)
+    gone = await call(client, EDIT, file_path="p.txt", old_string="line2\n", new_string="")
+    assert gone["ok"], gone
+    # line 4, never shown, is now line 3
+    unseen = await call(client, EDIT, file_path="p.txt", old_string="line4\n", new_string="4\n")
+    assert unseen["error"] == "partial_view", unseen
+    both = await call(
+        client,
+        MULTI,
+        file_path="p.txt",
+        edits=[
+            {"old_string": "line3\n", "new_string": "L3\n"},
+            {"old_string": "line152\n", "new_string": "L152\n"},
+        ],
+    )
+    assert both["ok"], both
+    between = await call(client, EDIT, file_path="p.txt", old_string="line100\n", new_string="")
+    assert between["error"] == "partial_view", between
+    # the places themselves and the lines shown around them still count
+    again = await call(client, EDIT, file_path="p.txt", old_string="L152\nline153\n", new_string="")
+    assert again["ok"], again
+    twins = [f"line{i}\n" if i not in (3, 152) else "twin\n" for i in range(1, 201)]
+    f.write_text("".join(twins))
+    await call(client, READ, file_path="p.txt", offset=1, limit=5)
+    await call(client, READ, file_path="p.txt", offset=150, limit=5)
+    every = await call(
+        client, EDIT, file_path="p.txt", old_string="twin\n", new_string="T\n", replace_all=True
+    )
+    assert every["ok"] and every["replacements"] == 2, every
+    middle = await call(client, EDIT, file_path="p.txt", old_string="line100\n", new_string="")
+    assert middle["error"] == "partial_view", middle

@@ -135,9 +135,11 @@ def test_merge_covers_missing(rs: list[tuple[int, int]], lo: int, span: int) -> 
 
 def test_shift_ranges_after_edit() -> None:
     # lines 1-10 and 20-30 shown; lines 5-6 became 5-8 (+2)
-    assert shift_ranges(((1, 10), (20, 30)), 5, 6, 8) == ((1, 12), (22, 32))
+    assert shift_ranges(((1, 10), (20, 30)), 5, 6, 2, 8) == ((1, 12), (22, 32))
     # an edit beyond everything shown only adds the edited lines
-    assert shift_ranges(((1, 3),), 10, 10, 10) == ((1, 3), (10, 10))
+    assert shift_ranges(((1, 3),), 10, 10, 0, 10) == ((1, 3), (10, 10))
+    # line 2 deleted (nothing written): line 4, never shown, moves up and stays unshown
+    assert shift_ranges(((1, 3),), 2, 2, -1, 1) == ((1, 2),)
 
 
 def test_globs() -> None:
@@ -448,3 +450,50 @@ def test_latest_disk_texts_are_bounded_and_keyed_by_content(tmp_path: Path) -> N
         snapshots.note_written(written, data)
         entry = snapshots._LATEST.get(str(g))
         assert (entry is not None and entry.raw == text) is kept
+
+
+def _shown_by_origin(view: str, splices: list[Splice], shown: set[int]) -> set[int]:
+    """The lines of the spliced text that hold only characters the agent wrote or
+    characters of old lines in ``shown``: a character-by-character model."""
+    origin: list[int] = []  # per character of the new text: its old line, or 0 if written
+    line, pos = 1, 0
+    for sp in [*splices, Splice(len(view), len(view), "")]:
+        for ch in view[pos : sp.start]:
+            origin.append(line)
+            line += ch == "\n"
+        for ch in view[sp.start : sp.end]:
+            line += ch == "\n"
+        origin.extend([0] * len(sp.text))
+        pos = sp.end
+    new_view = apply_splices(view, splices)
+    out: set[int] = set()
+    n, start = 1, 0
+    while start < len(new_view):
+        end = new_view.find("\n", start)
+        end = len(new_view) if end < 0 else end + 1
+        if all(o == 0 or o in shown for o in origin[start:end]):
+            out.add(n)
+        n, start = n + 1, end
+    return out
+
+
+@given(_spliced(), st.sets(st.integers(1, 40)))
+def test_lines_shown_after_splices_are_those_seen_or_written(
+    case: tuple[str, list[Splice]], extra: set[int]
+) -> None:
+    """After an edit, a line counts as shown only if it holds nothing but what the agent
+    saw (every line an edit replaces had to be shown) or wrote; none between the places."""
+    from steadyhand.state.file_state import merge_ranges
+    from steadyhand.tools.edit import shown_after, splice_lines
+
+    view, splices = case
+    lines = splice_lines(view, splices, ("disk", view + "\0shown", "utf-8"))
+    seen = set(extra) | {n for first, last in lines for n in range(first, last + 1)}
+    ranges: tuple[tuple[int, int], ...] = ()
+    for n in sorted(seen):
+        ranges = merge_ranges(ranges, (n, n))
+    after = shown_after(ranges, view, splices, lines)
+    new_view = apply_splices(view, splices)
+    total = new_view.count("\n") + (0 if new_view.endswith("\n") or not new_view else 1)
+    got = {n for a, b in after for n in range(a, b + 1) if n <= total}
+    assert got == _shown_by_origin(view, splices, seen)

@@ -53,23 +53,20 @@ def missing_lines(ranges: tuple[Range, ...], lo: int, hi: int) -> Range | None:
 
 
 def shift_ranges(
-    ranges: tuple[Range, ...], first: int, last_old: int, last_new: int
+    ranges: tuple[Range, ...], first: int, last_old: int, delta: int, written_last: int
 ) -> tuple[Range, ...]:
-    """Ranges after lines ``first..last_old`` became ``first..last_new``; the edited
-    lines count as shown (the agent wrote them)."""
-    delta = last_new - last_old
+    """Ranges after one change: lines ``first..last_old`` were replaced, lines after them
+    moved by ``delta``, and the lines ``first..written_last`` of the new text (none when
+    ``written_last < first``) count as shown, since the agent wrote them. Shown lines
+    inside the replaced stretch are gone with it; nothing else becomes shown."""
     out: tuple[Range, ...] = ()
     for a, b in ranges:
-        if b < first:
-            out = merge_ranges(out, (a, b))
-        elif a > last_old:
-            out = merge_ranges(out, (a + delta, b + delta))
-        else:
-            lo = min(a, first)
-            hi = max(last_new, b + delta if b > last_old else last_new)
-            out = merge_ranges(out, (lo, hi))
-    if last_new >= first:
-        out = merge_ranges(out, (first, last_new))
+        if a < first:
+            out = merge_ranges(out, (a, min(b, first - 1)))
+        if b > last_old:
+            out = merge_ranges(out, (max(a, last_old + 1) + delta, b + delta))
+    if written_last >= first:
+        out = merge_ranges(out, (first, written_last))
     return out
 
 

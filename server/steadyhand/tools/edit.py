@@ -18,7 +18,7 @@ from steadyhand.guards.world import findings_fields
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import EditParams
 from steadyhand.protocol.results import Result, success
-from steadyhand.state.file_state import FileRecord, missing_lines, shift_ranges
+from steadyhand.state.file_state import FileRecord, Range, missing_lines, shift_ranges
 from steadyhand.text.diff import region_diff, splices_diff, stat
 from steadyhand.text.lines import ending_stats_spliced, to_view
 from steadyhand.text.matching import (
@@ -183,6 +183,40 @@ def changed_span(
     return lines[0][0], last_old, last_new
 
 
+def shown_after(
+    shown: tuple[Range, ...],
+    view: str,
+    splices: Sequence[Splice],
+    lines: Sequence[tuple[int, int]],
+) -> tuple[Range, ...]:
+    """The lines shown to a session after the ordered ``splices`` changed ``view``
+    (``lines``: each splice's first and last line, from :func:`splice_lines`): each
+    place moves the lines after it and adds the lines the agent wrote there, and nothing
+    between places becomes shown. Splices that share a line count as one place. The last
+    line a place touches in the new text holds the rest of an old line; when the replaced
+    text ended with a line end before more text, that is a whole old line, which keeps its
+    own standing (it is shown only if it was)."""
+    # places: [start, end, first line, last line, line ends in the new text]
+    places: list[list[int]] = []
+    for sp, (first, last) in zip(splices, lines, strict=True):
+        k_new = sp.text.count("\n")
+        if places:
+            p = places[-1]
+            end_line = p[3] + (1 if p[0] < p[1] and view[p[1] - 1] == "\n" else 0)
+            if first <= end_line:  # the same line: one place, the text between kept
+                p[4] += view.count("\n", p[1], sp.start) + k_new
+                p[1] = sp.end
+                p[3] = p[2] + view.count("\n", p[0], max(p[0], sp.end - 1))
+                continue
+        places.append([sp.start, sp.end, first, last, k_new])
+    for start, end, first, last_old, k_new in reversed(places):
+        k_old = view.count("\n", start, end)
+        whole_line_after = start < end < len(view) and view[end - 1] == "\n"
+        written_last = first + k_new - (1 if whole_line_after else 0)
+        shown = shift_ranges(shown, first, last_old, k_new - k_old, written_last)
+    return shown
+
+
 def shown_lines(
     rec: FileRecord, snap: Snapshot, splices: Sequence[Splice]
 ) -> list[tuple[int, int]]:
@@ -302,12 +336,12 @@ async def apply_plan(
         prime_endings(after, ending_stats_spliced(snap.endings, snap.raw, new_raw, rsp))
 
     first_sp, last_sp = plan.splices[0], plan.splices[-1]
-    first_line, last_old, last_new = changed_span(view, new_view, plan.splices, lines)
+    first_line, _, last_new = changed_span(view, new_view, plan.splices, lines)
     shown: tuple[tuple[int, int], ...]
     if rec.full_view:
         shown = full_range(after)
     else:
-        shown = shift_ranges(rec.shown, first_line, last_old, last_new)
+        shown = shown_after(rec.shown, view, plan.splices, lines)
     session = ctx.sessions.get(session_name)
     session.put(record_for(after, shown, None, remember(ctx, after)))
 

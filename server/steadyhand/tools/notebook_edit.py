@@ -187,11 +187,11 @@ async def _apply(
     if rec.full_view:
         shown = ((1, total),) if total else ()
     elif mode == "insert":
-        shown = shift_ranges(rec.shown, i, i - 1, i)
+        shown = shift_ranges(rec.shown, i, i - 1, 1, i)
     elif mode == "delete":
-        shown = shift_ranges(rec.shown, i, i, i - 1)
+        shown = shift_ranges(rec.shown, i, i, -1, i - 1)
     else:
-        shown = shift_ranges(rec.shown, i, i, i)
+        shown = shift_ranges(rec.shown, i, i, 0, i)
     session = ctx.sessions.get(p.session)
     session.put(record_for(after, shown, None, remember(ctx, after)).replace(total_lines=total))
 
