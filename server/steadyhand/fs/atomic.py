@@ -51,7 +51,7 @@ from steadyhand.state.hashing import streaming_hasher
 
 log = logging.getLogger(__name__)
 
-TEMP_PATTERN = re.compile(r"^\..*\.steadyhand-(\d+)-[0-9a-f]{8}\.tmp$")
+TEMP_PATTERN = re.compile(r"^\..*\.steadyhand-(\d+)-[0-9a-f]{8}\.tmp$", re.DOTALL)
 _MAX_BASE = 100
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 #: errnos meaning "this file system / kernel cannot do renameat2 with flags".
@@ -68,7 +68,10 @@ Later = Callable[[Callable[[], None]], None]
 
 
 def temp_basename(name: str) -> str:
-    return f".{name[:_MAX_BASE]}.steadyhand-{os.getpid()}-{secrets.token_hex(4)}.tmp"
+    """A temp name beside ``name``: its first 100 bytes (a name may take 255 bytes, in
+    any script, and the temp name must fit too), the process and a random tag."""
+    stem = os.fsdecode(os.fsencode(name)[:_MAX_BASE])
+    return f".{stem}.steadyhand-{os.getpid()}-{secrets.token_hex(4)}.tmp"
 
 
 def temp_name(path: str) -> str:
@@ -323,10 +326,10 @@ def _fill(
         if n <= 0:
             raise OSError(errno.EIO, "write made no progress")
         view = view[n:]
-    sys.fchmod(fd, mode)
-    if owner is not None:
+    if owner is not None:  # before the mode: a change of owner clears setuid and setgid
         with contextlib.suppress(OSError):
             sys.fchown(fd, owner.st_uid, owner.st_gid)
+    sys.fchmod(fd, mode)
     if fsync:
         sys.fsync(fd)
     return os.fstat(fd)
@@ -496,15 +499,20 @@ def _swap_checked(
     except OSError:
         displaced = None
     if displaced == expect:
-        if later is None:
-            _remove_displaced(sys, dfd, tmp, path)
-            return
-        own = os.dup(dfd)
-        try:
-            later(functools.partial(_remove_displaced, sys, own, tmp, path, close=True))
-        except BaseException:
-            os.close(own)
-            raise
+        # Committed: from here on nothing may fail the write. The old copy is removed
+        # after the answer where that can be arranged, else now.
+        if later is not None:
+            try:
+                own = os.dup(dfd)
+            except OSError:
+                own = -1
+            if own >= 0:
+                try:
+                    later(functools.partial(_remove_displaced, sys, own, tmp, path, close=True))
+                    return
+                except Exception:
+                    os.close(own)
+        _remove_displaced(sys, dfd, tmp, path)
         return
     kept = _put_back(dfd, name, tmp, ino)
     err = _changed(path, "was changed")

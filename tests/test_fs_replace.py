@@ -1,0 +1,62 @@
+"""Replacing a file: what the new file keeps of the old one, and what may not fail once
+the new bytes are in place."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from steadyhand.fs import atomic
+from steadyhand.fs.syscalls import Syscalls
+from steadyhand.state.hashing import content_hash
+
+
+def _replace(path: Path, data: bytes, later: atomic.Later | None = None) -> os.stat_result:
+    old = path.read_bytes()
+    return atomic.atomic_write(
+        str(path), data, sys=Syscalls(), fsync=False, expect=content_hash(old), later=later
+    )
+
+
+def test_setuid_and_setgid_bits_are_kept(tmp_path: Path) -> None:
+    """A change of owner clears setuid and setgid, so the mode is given after it."""
+    f = tmp_path / "tool"
+    f.write_bytes(b"#!/bin/sh\necho 1\n")
+    f.chmod(0o6755)
+    _replace(f, b"#!/bin/sh\necho 2\n")
+    assert stat.S_IMODE(f.stat().st_mode) == 0o6755
+    assert f.read_bytes() == b"#!/bin/sh\necho 2\n"
+
+
+def test_a_long_name_in_any_script_can_be_replaced(tmp_path: Path) -> None:
+    """The temp file's name takes the first 100 bytes of the name, not 100 characters."""
+    for name in ("\U0001f600" * 58 + ".md", "文" * 80 + ".txt", "é" * 120):
+        assert len(name.encode()) > 200
+        f = tmp_path / name
+        f.write_bytes(b"v1\n")
+        _replace(f, b"v2\n")
+        assert f.read_bytes() == b"v2\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ("\U0001f600" * 58 + ".md", "文" * 80 + ".txt", "é" * 120)
+    )
+
+
+def test_once_the_new_bytes_are_in_place_the_write_succeeds(tmp_path: Path) -> None:
+    """When the removal of the old copy cannot be put off, it is done at once, and the
+    write still succeeds (it must never say "nothing changed" once it changed)."""
+    f = tmp_path / "f.txt"
+    f.write_bytes(b"old\n")
+
+    def refuse(job: object) -> None:
+        raise RuntimeError("no loop to run it on")
+
+    _replace(f, b"new\n", later=refuse)
+    assert f.read_bytes() == b"new\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]
+
+
+def test_temp_names_of_names_with_a_line_break_are_recognised() -> None:
+    tmp = atomic.temp_basename("a\nb")
+    assert atomic.TEMP_PATTERN.match(tmp)
+    assert atomic.TEMP_PATTERN.match(atomic.temp_basename("\U0001f600" * 60))
