@@ -4,12 +4,19 @@ the new bytes are in place."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 from pathlib import Path
 
+import pytest
+
+from steadyhand.apply.disk import delete_from_disk
+from steadyhand.documents.snapshot import Snapshot
 from steadyhand.fs import atomic
 from steadyhand.fs.syscalls import Syscalls
+from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import content_hash
+from steadyhand.text.encoding import UTF8
 
 
 def _replace(path: Path, data: bytes, later: atomic.Later | None = None) -> os.stat_result:
@@ -60,3 +67,43 @@ def test_temp_names_of_names_with_a_line_break_are_recognised() -> None:
     tmp = atomic.temp_basename("a\nb")
     assert atomic.TEMP_PATTERN.match(tmp)
     assert atomic.TEMP_PATTERN.match(atomic.temp_basename("\U0001f600" * 60))
+
+
+def _disk_snapshot(path: Path) -> Snapshot:
+    data = path.read_bytes()
+    st = path.stat()
+    return Snapshot(
+        str(path), "disk", data.decode(), UTF8, content_hash(data), st.st_size, st.st_mtime_ns
+    )
+
+
+def test_a_delete_removes_only_the_content_it_was_checked_against(tmp_path: Path) -> None:
+    f = tmp_path / "made.txt"
+    f.write_bytes(b"agent text\n")
+    before = _disk_snapshot(f)
+    f.write_bytes(b"the user's new work\n")  # after the check, before the delete
+    with pytest.raises(ToolError) as err:
+        delete_from_disk(str(f), before, Syscalls(), fsync=False)
+    assert err.value.code == ErrorCode.STALE
+    assert f.read_bytes() == b"the user's new work\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["made.txt"]
+    unchanged = _disk_snapshot(f)
+    delete_from_disk(str(f), unchanged, Syscalls(), fsync=True)
+    assert list(tmp_path.iterdir()) == []
+    delete_from_disk(str(f), unchanged, Syscalls(), fsync=False)  # already gone: fine
+
+
+def test_a_delete_never_goes_through_a_folder_swapped_for_a_link(tmp_path: Path) -> None:
+    ws, outside = tmp_path / "ws", tmp_path / "outside"
+    (ws / "sub").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "new.txt").write_bytes(b"x\n")
+    inside = ws / "sub" / "new.txt"
+    inside.write_bytes(b"x\n")
+    before = _disk_snapshot(inside)
+    shutil.rmtree(ws / "sub")
+    (ws / "sub").symlink_to(outside)  # after the path was checked
+    with pytest.raises(ToolError) as err:
+        delete_from_disk(str(inside), before, Syscalls(), fsync=False)
+    assert err.value.code == ErrorCode.INVALID_PATH
+    assert (outside / "new.txt").read_bytes() == b"x\n"

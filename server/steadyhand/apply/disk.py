@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
-import os
 from collections.abc import Callable
 
 from steadyhand.documents.snapshot import Snapshot, note_written
-from steadyhand.fs.atomic import _fsync_folder, atomic_write
+from steadyhand.fs.atomic import atomic_write, checked_delete
 from steadyhand.fs.syscalls import Syscalls
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import content_hash
@@ -88,11 +86,16 @@ class DiskWorld:
 
 
 def delete_from_disk(path: str, before: Snapshot, syscalls: Syscalls, *, fsync: bool) -> Applied:
-    """Delete ``path`` from disk (a missing file is fine); ``io_error`` leaves it as it was."""
+    """Delete ``path`` from disk if it still holds what ``before`` saw (else ``stale``);
+    a missing file is fine; ``io_error`` leaves it as it was."""
+    expect: str | None = before.hash
+    if before.source != "disk":  # a buffer's text: its bytes as they would be on disk
+        try:
+            expect = content_hash(before.encoding.encode(before.raw))
+        except UnicodeEncodeError:
+            expect = None
     try:
-        syscalls.unlink(path)
-    except FileNotFoundError:
-        pass
+        checked_delete(path, sys=syscalls, expect=expect, fsync=fsync)
     except OSError as exc:
         raise ToolError(
             ErrorCode.IO_ERROR,
@@ -100,8 +103,5 @@ def delete_from_disk(path: str, before: Snapshot, syscalls: Syscalls, *, fsync: 
             "(permissions, a read-only folder) or tell the user.",
             path=path,
         ) from exc
-    if fsync:
-        with contextlib.suppress(OSError):
-            _fsync_folder(os.path.dirname(path))
     gone = Snapshot(path, "disk", "", before.encoding, "", 0, 0)
     return Applied(via="disk", snapshot=gone, on_disk=True)

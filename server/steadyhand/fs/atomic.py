@@ -522,6 +522,63 @@ def _swap_checked(
     raise err
 
 
+def checked_delete(path: str, *, sys: Syscalls, expect: str | None, fsync: bool) -> None:
+    """Delete ``path`` (a real path, no symlink) if it still holds the content hashed
+    ``expect`` (any content when None); a missing file is fine.
+
+    The folder is opened without following symbolic links, as for a write. The file is
+    first moved aside under a temp name and hashed there, so a change made at any moment
+    before the move is seen: then it goes back under its name (or, if a new file took
+    the name meanwhile, stays beside it as a conflict copy) and ``stale`` is raised.
+    """
+    folder, name = os.path.split(path)
+    try:
+        dfd, _ = _open_folder(folder, sys, make=False, path=path)
+    except FileNotFoundError:
+        return
+    try:
+        with _folder_lock(dfd):
+            if expect is None:
+                try:
+                    sys.unlink(name, dfd)
+                except FileNotFoundError:
+                    return
+            else:
+                _delete_checked(dfd, path, name, sys, expect)
+        if fsync:
+            with contextlib.suppress(OSError):
+                sys.fsync_dir(dfd)
+    finally:
+        os.close(dfd)
+
+
+def _delete_checked(dfd: int, path: str, name: str, sys: Syscalls, expect: str) -> None:
+    tmp = temp_basename(name)
+    try:
+        sys.rename(name, tmp, dfd)
+    except FileNotFoundError:
+        return
+    try:
+        now: str | None = _hash_at(dfd, tmp)
+    except OSError:
+        now = None
+    if now == expect:
+        sys.unlink(tmp, dfd)
+        return
+    err = _changed(path, "was changed")
+    try:
+        sys.rename(tmp, name, dfd, RENAME_NOREPLACE)
+    except OSError:
+        kept = f"{name}.steadyhand-conflict-{secrets.token_hex(4)}"
+        try:
+            os.rename(tmp, kept, src_dir_fd=dfd, dst_dir_fd=dfd)
+        except OSError:
+            kept = tmp
+        err.message += f" Their version was kept as {kept}."
+        err.fields["kept"] = kept
+    raise err
+
+
 def _remove_displaced(sys: Syscalls, dfd: int, tmp: str, path: str, *, close: bool = False) -> None:
     """Remove the old copy a checked swap displaced to ``tmp`` (closing ``dfd`` if asked)."""
     try:
