@@ -197,6 +197,15 @@ async def test_crlf_preserved_and_mixed_untouched(client: LanguageClient, worksp
     await call(client, READ, file_path="mixed.txt")
     await call(client, EDIT, file_path="mixed.txt", old_string="c", new_string="C")
     assert m.read_bytes() == b"a\r\nb\nC\r\nd\n"
+    # lines the model copied into old_string and new_string unchanged keep their endings;
+    # only the lines it wrote take the file's dominant one
+    m.write_bytes(b"a\r\nb\r\nc\nd\r\ne\r\n")
+    await call(client, READ, file_path="mixed.txt")
+    r = await call(
+        client, EDIT, file_path="mixed.txt", old_string="b\nc\nd\n", new_string="b\nc\nD\nx\n"
+    )
+    assert r["ok"], r
+    assert m.read_bytes() == b"a\r\nb\r\nc\nD\r\nx\r\ne\r\n"
 
 
 async def test_utf16_and_bom_kept_on_edit(client: LanguageClient, workspace: Path) -> None:

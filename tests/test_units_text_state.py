@@ -497,3 +497,24 @@ def test_lines_shown_after_splices_are_those_seen_or_written(
     total = new_view.count("\n") + (0 if new_view.endswith("\n") or not new_view else 1)
     got = {n for a, b in after for n in range(a, b + 1) if n <= total}
     assert got == _shown_by_origin(view, splices, seen)
+
+
+@given(
+    st.text(alphabet="ab\n", max_size=30),
+    st.integers(0, 30),
+    st.integers(0, 30),
+    st.text(alphabet="ab\n", max_size=30),
+)
+def test_the_changed_core_of_a_splice_does_the_same_and_keeps_the_rest(
+    view: str, i: int, j: int, text: str
+) -> None:
+    from steadyhand.text.matching import changed_core
+
+    start, end = sorted((min(i, len(view)), min(j, len(view))))
+    sp = Splice(start, end, text)
+    core = changed_core(view, sp)
+    assert apply_splices(view, [core]) == apply_splices(view, [sp])
+    assert sp.start <= core.start <= core.end <= sp.end
+    old = view[core.start : core.end]
+    if old and core.text:  # nothing shared is left at either end
+        assert old[0] != core.text[0] and old[-1] != core.text[-1]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from lsprotocol import types
@@ -31,7 +32,7 @@ from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.text.diff import stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
 from steadyhand.text.lines import to_view, with_endings
-from steadyhand.text.matching import Splice
+from steadyhand.text.matching import Splice, changed_core
 from steadyhand.tools.context import Applied, Change
 
 log = logging.getLogger(__name__)
@@ -211,9 +212,12 @@ class EditorWorld:
         if change.splices is not None:
             newline = before.endings.dominant
             nmap = before.newline_map
+            view_splices: Sequence[Splice] = change.splices
+            if before.endings.style == "mixed":  # lines copied unchanged keep their endings
+                view_splices = [changed_core(before.view, s) for s in change.splices]
             raw_splices = [
                 Splice(nmap.to_raw(s.start), nmap.to_raw(s.end), with_endings(s.text, newline))
-                for s in change.splices
+                for s in view_splices
             ]
         else:
             raw_splices = [Splice(0, len(before.raw), change.new_raw)]

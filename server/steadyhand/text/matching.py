@@ -936,6 +936,31 @@ def compose(base_len: int, steps: Sequence[Sequence[Splice]]) -> tuple[Splice, .
     return tuple(out)
 
 
+def _common_prefix(a: str, b: str) -> int:
+    """How many leading characters ``a`` and ``b`` share (slices compared, halving)."""
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n  # a[:lo] == b[:lo]; a[:hi] != b[:hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def changed_core(view: str, sp: Splice) -> Splice:
+    """``sp`` without what it leaves as it was at either end: the characters its text
+    shares with the text it replaces, at the start and at the end, stay untouched."""
+    old, new = view[sp.start : sp.end], sp.text
+    pre = _common_prefix(old, new)
+    m = min(len(old), len(new)) - pre
+    suf = _common_prefix(old[len(old) - m :][::-1], new[len(new) - m :][::-1]) if m else 0
+    return Splice(sp.start + pre, sp.end - suf, new[pre : len(new) - suf])
+
+
 def raw_splices(nmap: NewlineMap, splices: Sequence[Splice], newline: str) -> list[Splice]:
     """View splices as splices of the raw text (``nmap`` = ``NewlineMap(raw)``).
 
