@@ -328,3 +328,16 @@ def test_planning_on_the_original_text_is_used_for_far_apart_edits() -> None:
         EditItem("value_60 = 60\n", ""),
     ]
     assert plan_on_base(base, "f.py", items) is None
+
+
+def test_a_tolerated_match_keeps_the_blank_the_model_wrote_mid_line() -> None:
+    """A blank that ends the model's old_string is trailing in the file, but the model's
+    line goes on after it in new_string: it stays there, as in an exact match."""
+    view = "x = 1\t\ny = a \n"  # a trailing tab the model left out, and a space it kept
+    plan = plan_edit(view, "x = 1\ny = a ", "x = 1\ny = a + b")
+    assert plan.tier.name == "trailing_whitespace"
+    assert apply_splices(view, plan.splices) == "x = 1\t\ny = a + b\n"
+    view = "def f():\n    return a \n"  # indented otherwise by the model
+    plan = plan_edit(view, "def f():\n        return a ", "def f():\n        return a if ok else b")
+    assert plan.tier.name == "indentation"
+    assert apply_splices(view, plan.splices).startswith("def f():\n    return a if ok else b")

@@ -510,7 +510,8 @@ def _char_tier(
         if strict_end and e < len(h) and h[e] != "\n":
             return None  # the model's line ended with whitespace: it meant a line end
         s0 = hay.to_source(s, "start")
-        e0 = hay.to_source(e, "end")
+        # a line end meant: the line's own trailing blanks are part of what is replaced
+        e0 = hay.to_source(e, "start" if strict_end else "end")
         if s0 is None or e0 is None or e0 < s0:
             return None
         return Candidate(s0, e0)
@@ -675,8 +676,14 @@ def carry_over(actual: str, old: str, new: str, stages: Sequence[Stage] = (_quot
             a2 = na.to_source(n2, "end") if n2 is not None else None
             if a1 is None or a2 is None or a2 < a1:
                 out.append(new[j1:j2])
-            else:
-                out.append(actual[a1:a2])
+                continue
+            out.append(actual[a1:a2])
+            # What the normalization dropped at the stretch's end (trailing blanks) is
+            # not trailing in ``new`` when the model's line goes on after it: it is the
+            # model's own text there ("a" + " " + "+ b"), kept as written.
+            i_kept = no.to_source(n2, "end") if n2 is not None else None
+            if i_kept is not None and i_kept < i2 and j2 < len(new) and new[j2] != "\n":
+                out.append(new[j2 - (i2 - i_kept) : j2])
         elif op in ("replace", "insert"):
             out.append(new[j1:j2])
     return "".join(out)
