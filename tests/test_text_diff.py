@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import difflib
+import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from steadyhand.text.diff import region_diff, splices_diff, unified
+from steadyhand.text.diff import region_diff, splices_diff, stat, unified, whole_diff
 from steadyhand.text.lines import split_lines
 from steadyhand.text.matching import Splice, apply_splices
 
@@ -28,6 +29,9 @@ def apply_unified(old: list[str], diff: str) -> list[str]:
         i += 1
         while i < len(lines) and not lines[i].startswith("@@"):
             tag, body = lines[i][0], lines[i][1:]
+            if tag == "\\":  # "\ No newline at end of file": about line ends only
+                i += 1
+                continue
             if tag == "+":
                 out.append(body)
             else:
@@ -158,3 +162,61 @@ def test_one_replaced_line_diffs_as_difflib_does(old: list[str], k: int, line: s
         new[k % len(new)] = line
     ref = "\n".join(difflib.unified_diff(old, new, "a/f", "b/f", lineterm="", n=3))
     assert unified(old, new, name="f") == (ref + "\n" if ref else "")
+
+
+def apply_exactly(old: str, diff: str) -> str:
+    """``old`` patched with a unified diff, line ends included: a line followed by
+    "\\ No newline at end of file" has none (asserting every context and removed line)."""
+    old_lines = re.findall(r"[^\n]*\n|[^\n]+$", old)
+    lines = diff.split("\n")[2:-1] if diff else []
+    out: list[str] = []
+    pos = i = 0
+    while i < len(lines):
+        header = lines[i]
+        assert header.startswith("@@ -"), header
+        start, _, length = header.split(" ")[1][1:].partition(",")
+        first = int(start) - 1 if (int(length) if length else 1) else int(start)
+        assert first >= pos
+        out.extend(old_lines[pos:first])
+        pos = first
+        i += 1
+        while i < len(lines) and not lines[i].startswith("@@"):
+            tag, body = lines[i][0], lines[i][1:]
+            assert tag in " +-", lines[i]
+            i += 1
+            end = "\n"
+            if i < len(lines) and lines[i] == "\\ No newline at end of file":
+                end = ""
+                i += 1
+            if tag == "+":
+                out.append(body + end)
+            else:
+                assert old_lines[pos] == body + end, (old_lines[pos], body + end)
+                if tag == " ":
+                    out.append(body + end)
+                pos += 1
+    return "".join(out + old_lines[pos:])
+
+
+@settings(max_examples=300, deadline=None)
+@given(spliced())
+def test_diffs_give_the_new_text_exactly_final_line_end_included(
+    case: tuple[str, list[Splice]],
+) -> None:
+    old, splices = case
+    new = apply_splices(old, splices)
+    assert apply_exactly(old, splices_diff(old, new, splices, name="f")) == new
+    assert apply_exactly(old, whole_diff(old, new, name="f")) == new
+    if splices:
+        first, last = splices[0], splices[-1]
+        end_new = last.end + len(new) - len(old)
+        region = region_diff(old, new, first.start, last.end, end_new, name="f")
+        assert apply_exactly(old, region) == new
+
+
+def test_a_change_of_only_the_final_line_end_shows() -> None:
+    diff = whole_diff("one\ntwo", "one\ntwo\n", name="f")
+    assert diff.endswith("-two\n\\ No newline at end of file\n+two\n")
+    ds = stat(diff)
+    assert (ds.added, ds.removed) == (1, 1)
+    assert splices_diff("one\ntwo", "one\ntwo\n", [Splice(7, 7, "\n")], name="f") == diff

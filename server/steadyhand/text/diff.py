@@ -38,6 +38,21 @@ def unified(
     return _unified(old_lines, new_lines, name, first_line, new_first_line)[0]
 
 
+#: Marks a last line without a line end while lines are diffed (two noncharacters);
+#: written out as unified diffs do, on a line of its own after that line.
+_NO_EOL = "\uffff\U0010fffe"
+_NO_EOL_LINE = "\n\\ No newline at end of file"
+
+
+def _lines(text: str, *, at_end: bool) -> list[str]:
+    """:func:`split_lines`, the last line marked when ``text`` reaches the end of its
+    file (``at_end``) without a line end: a change of only that line end then shows."""
+    lines = split_lines(text)
+    if at_end and lines and not text.endswith("\n"):
+        lines[-1] += _NO_EOL
+    return lines
+
+
 def _unified(
     old_lines: list[str],
     new_lines: list[str],
@@ -46,6 +61,20 @@ def _unified(
     new_first_line: int | None = None,
 ) -> tuple[str, DiffStat, list[str]]:
     """:func:`unified`, with its counts and the runs of added lines (each run joined)."""
+    diff, ds, plus = _unified_lines(old_lines, new_lines, name, first_line, new_first_line)
+    if _NO_EOL in diff:
+        diff = diff.replace(_NO_EOL, _NO_EOL_LINE)
+        plus = [run.replace(_NO_EOL, "") for run in plus]
+    return diff, ds, plus
+
+
+def _unified_lines(
+    old_lines: list[str],
+    new_lines: list[str],
+    name: str,
+    first_line: int = 1,
+    new_first_line: int | None = None,
+) -> tuple[str, DiffStat, list[str]]:
     shift = first_line - 1
     new_shift = shift if new_first_line is None else new_first_line - 1
     if len(old_lines) + len(new_lines) >= SMALL_DIFF:
@@ -473,8 +502,8 @@ def _window_diff(
     end_new = end_old + shift + growth  # the same tail follows in both
     first_line = line - back
     return unified(
-        split_lines(old_view[start:end_old]),
-        split_lines(new_view[start + shift : end_new]),
+        _lines(old_view[start:end_old], at_end=end_old == len(old_view)),
+        _lines(new_view[start + shift : end_new], at_end=end_new == len(new_view)),
         name=name,
         first_line=first_line,
         new_first_line=first_line + line_shift,
@@ -519,7 +548,7 @@ def _whole(old_view: str, new_view: str, name: str) -> _WholeDiff:
     last = _last_whole
     if last is not None and last.old is old_view and last.new is new_view and last.name == name:
         return last
-    diff, ds, plus = _unified(split_lines(old_view), split_lines(new_view), name)
+    diff, ds, plus = _unified(_lines(old_view, at_end=True), _lines(new_view, at_end=True), name)
     made = _WholeDiff(old_view, new_view, name, diff, ds, plus)
     if len(old_view) + len(new_view) <= _MEMO_CHARS:
         _last_whole = made
