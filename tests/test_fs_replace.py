@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -107,3 +109,45 @@ def test_a_delete_never_goes_through_a_folder_swapped_for_a_link(tmp_path: Path)
         delete_from_disk(str(inside), before, Syscalls(), fsync=False)
     assert err.value.code == ErrorCode.INVALID_PATH
     assert (outside / "new.txt").read_bytes() == b"x\n"
+
+
+def _as_other_user(job: Callable[[], int]) -> int:
+    """``job``'s exit code, run in a child process as the unprivileged user ``nobody``
+    (uid 65534) when this runs as root, else as this user."""
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        code = 99
+        try:
+            if os.geteuid() == 0:
+                os.setgid(65534)
+                os.setuid(65534)
+            code = job()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def test_a_file_its_permissions_keep_from_writing_is_left_as_it_is() -> None:
+    """Replacing takes only the folder's permission; the file's own must allow writing it
+    too, as for an editor's save. The refusal is an OSError (``io_error`` for the tool)."""
+    folder = Path(tempfile.mkdtemp(prefix="steadyhand-perm-"))
+    try:
+        folder.chmod(0o777)
+        f = folder / "locked.txt"
+        f.write_bytes(b"keep\n")
+        f.chmod(0o444)
+        expect = content_hash(b"keep\n")
+
+        def attempt() -> int:
+            try:
+                atomic.atomic_write(str(f), b"new\n", sys=Syscalls(), fsync=False, expect=expect)
+            except PermissionError:
+                return 0
+            return 1
+
+        assert _as_other_user(attempt) == 0
+        assert f.read_bytes() == b"keep\n"
+        assert [p.name for p in folder.iterdir()] == ["locked.txt"]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

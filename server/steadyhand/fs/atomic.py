@@ -273,6 +273,12 @@ def _write_in(
             f"{path} is no longer a regular file, so nothing was written to it.",
             path=path,
         )
+    if existing is not None and not os.access(
+        name, os.W_OK, dir_fd=dfd, effective_ids=True, follow_symlinks=False
+    ):
+        # The file is replaced, which its folder's permissions would allow; its own say
+        # whether it may be written at all, as for an editor saving it.
+        raise OSError(errno.EACCES, "the file's permissions do not allow writing it", path)
     mode = stat.S_IMODE(existing.st_mode) if existing else (0o666 & ~_umask())
     if create:
         made = _create_anonymous(dfd, path, name, data, sys, fsync, mode)
