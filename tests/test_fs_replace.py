@@ -151,3 +151,15 @@ def test_a_file_its_permissions_keep_from_writing_is_left_as_it_is() -> None:
         assert [p.name for p in folder.iterdir()] == ["locked.txt"]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_extended_attributes_are_kept(tmp_path: Path) -> None:
+    f = tmp_path / "tagged.txt"
+    f.write_bytes(b"v1\n")
+    try:
+        os.setxattr(f, "user.origin", b"downloaded")
+    except OSError as exc:
+        pytest.skip(f"this file system keeps no user attributes ({exc.strerror})")
+    _replace(f, b"v2\n")
+    assert f.read_bytes() == b"v2\n"
+    assert os.getxattr(f, "user.origin") == b"downloaded"

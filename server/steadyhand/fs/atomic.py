@@ -296,7 +296,7 @@ def _write_in(
         )
         ours = True
         # what the file will be: a rename changes neither its size nor its time
-        written = _fill(fd, data, sys, mode, fsync, existing)
+        written = _fill(fd, data, sys, mode, fsync, existing, path)
         fd_to_close, fd = fd, -1
         sys.close(fd_to_close)
         ours = False  # from here on _commit owns the temp name
@@ -322,10 +322,17 @@ def _sync_folder(dfd: int, sys: Syscalls, fsync: bool) -> None:
 
 
 def _fill(
-    fd: int, data: bytes, sys: Syscalls, mode: int, fsync: bool, owner: os.stat_result | None
+    fd: int,
+    data: bytes,
+    sys: Syscalls,
+    mode: int,
+    fsync: bool,
+    owner: os.stat_result | None,
+    old_path: str | None = None,
 ) -> os.stat_result:
     """Write all of ``data`` to the new file ``fd``, give it ``mode`` (and ``owner``'s
-    owner and group, where allowed), sync it if asked; its status."""
+    owner and group, where allowed) and the extended attributes of the file at
+    ``old_path`` it replaces, sync it if asked; its status."""
     view = memoryview(data)
     while view:
         n = sys.write(fd, view)
@@ -336,9 +343,28 @@ def _fill(
         with contextlib.suppress(OSError):
             sys.fchown(fd, owner.st_uid, owner.st_gid)
     sys.fchmod(fd, mode)
+    if old_path is not None:
+        _copy_xattrs(old_path, fd)
     if fsync:
         sys.fsync(fd)
     return os.fstat(fd)
+
+
+def _copy_xattrs(src: str, fd: int) -> None:
+    """Give the new file ``fd`` the extended attributes of the file ``src`` it replaces:
+    user attributes, access control lists (``system.posix_acl_access``), and security
+    labels where allowed. Best effort, as for the owner: what the system refuses to set
+    (a label only a privileged process may give) is left out."""
+    listxattr = getattr(os, "listxattr", None)
+    if listxattr is None:  # not Linux
+        return
+    try:
+        names: list[str] = listxattr(src, follow_symlinks=False)
+    except OSError:
+        return
+    for attr in names:
+        with contextlib.suppress(OSError):
+            os.setxattr(fd, attr, os.getxattr(src, attr, follow_symlinks=False))
 
 
 #: errnos of an anonymous file (``O_TMPFILE``) the file system, the kernel or the
