@@ -195,6 +195,44 @@ async def test_without_save_request_server_writes_buffer_text(
     assert f.read_bytes() == b"l1\r\nL2\r\n" == st.buffers[uri].text.encode()
 
 
+async def test_mixed_endings_in_an_open_document_agree_with_the_disk(
+    plain_editor: LanguageClient, workspace: Path
+) -> None:
+    """Edits and notebook edits of an open document with mixed line endings: the editor's
+    buffer ends up exactly as the disk would (lines left as they were keep their endings),
+    so the change is confirmed, not reported as rejected."""
+    st = state_of(plain_editor)
+    f = workspace / "m.txt"
+    f.write_bytes(b"a\r\nb\r\nc\nd\r\n")
+    uri = open_doc(plain_editor, st, f)
+    await settle()
+    await call(plain_editor, READ, file_path="m.txt")
+    r = await call(
+        plain_editor, EDIT, file_path="m.txt", old_string="b\nc\nd", new_string="b\nc\nD"
+    )
+    assert r["ok"] and r["via"] == "workspaceEdit", r
+    assert st.buffers[uri].text.encode() == f.read_bytes() == b"a\r\nb\r\nc\nD\r\n"
+    nb = workspace / "m.ipynb"
+    nb.write_bytes(
+        b'{\r\n "cells": [\r\n  {\r\n   "cell_type": "markdown",\r\n   "id": "c1",\r\n'
+        b'   "metadata": {},\r\n   "source": [\n    "line one\\n",\n    "line two"\n   ]\r\n'
+        b'  }\r\n ],\r\n "metadata": {},\r\n "nbformat": 4,\r\n "nbformat_minor": 5\r\n}\r\n'
+    )
+    nb_uri = open_doc(plain_editor, st, nb)
+    await settle()
+    await call(plain_editor, READ, file_path="m.ipynb")
+    e = await call(
+        plain_editor,
+        "steadyhand.notebookEdit",
+        file_path="m.ipynb",
+        cell_id="c1",
+        new_source="line one\nline TWO",
+    )
+    assert e["ok"], e
+    assert st.buffers[nb_uri].text.encode() == nb.read_bytes()
+    assert b'"line TWO"\n   ]\r\n' in nb.read_bytes()
+
+
 async def test_client_without_document_changes_gets_changes(
     old_editor: LanguageClient, workspace: Path
 ) -> None:

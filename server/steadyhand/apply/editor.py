@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Sequence
 from typing import Any, Protocol
 
 from lsprotocol import types
@@ -23,7 +22,7 @@ from steadyhand.apply.disk import delete_from_disk, write_to_disk
 from steadyhand.config import Settings
 from steadyhand.documents.open_docs import OpenDocuments
 from steadyhand.documents.positions import PositionIndex, encoding_name
-from steadyhand.documents.snapshot import Snapshot, from_text
+from steadyhand.documents.snapshot import Snapshot, from_text, mixed_view
 from steadyhand.fs.atomic import atomic_write
 from steadyhand.fs.reader import decode_or_refuse, read_all
 from steadyhand.fs.syscalls import Syscalls
@@ -31,8 +30,8 @@ from steadyhand.protocol.commands import SAVE_DOCUMENTS
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.text.diff import stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
-from steadyhand.text.lines import to_view, with_endings
-from steadyhand.text.matching import Splice, changed_core
+from steadyhand.text.lines import to_view
+from steadyhand.text.matching import Splice, raw_splices
 from steadyhand.tools.context import Applied, Change
 
 log = logging.getLogger(__name__)
@@ -210,20 +209,16 @@ class EditorWorld:
     ) -> list[types.TextEdit | types.AnnotatedTextEdit]:
         idx = PositionIndex(before.raw, self.position_encoding())
         if change.splices is not None:
-            newline = before.endings.dominant
-            nmap = before.newline_map
-            view_splices: Sequence[Splice] = change.splices
-            if before.endings.style == "mixed":  # lines copied unchanged keep their endings
-                view_splices = [changed_core(before.view, s) for s in change.splices]
-            raw_splices = [
-                Splice(nmap.to_raw(s.start), nmap.to_raw(s.end), with_endings(s.text, newline))
-                for s in view_splices
-            ]
+            raw = raw_splices(
+                before.newline_map,
+                change.splices,
+                before.endings.dominant,
+                mixed_view=mixed_view(before),
+            )
         else:
-            raw_splices = [Splice(0, len(before.raw), change.new_raw)]
-        raw_splices = [_shrink(before.raw, sp) for sp in raw_splices]
+            raw = [Splice(0, len(before.raw), change.new_raw)]
         edits: list[types.TextEdit | types.AnnotatedTextEdit] = []
-        for sp in raw_splices:
+        for sp in (_shrink(before.raw, sp) for sp in raw):
             start, end = idx.position(sp.start), idx.position(sp.end)
             rng = types.Range(
                 start=types.Position(line=start[0], character=start[1]),

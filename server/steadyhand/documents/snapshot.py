@@ -67,6 +67,12 @@ class Snapshot:
 ContentKey = tuple[str, str, str]
 
 
+def mixed_view(snap: Snapshot) -> str | None:
+    """The view text of a snapshot whose line endings are mixed, else None: what
+    ``raw_splices`` takes to keep the endings of lines a change leaves as they were."""
+    return snap.view if snap.endings.style == "mixed" else None
+
+
 def content_key(snap: Snapshot) -> ContentKey:
     """What identifies a snapshot's text: the same key, the same text."""
     return (snap.source, snap.hash, snap.encoding.label)

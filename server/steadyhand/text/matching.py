@@ -968,11 +968,19 @@ def changed_core(view: str, sp: Splice) -> Splice:
     return Splice(sp.start + pre, sp.end - suf, new[pre : len(new) - suf])
 
 
-def raw_splices(nmap: NewlineMap, splices: Sequence[Splice], newline: str) -> list[Splice]:
+def raw_splices(
+    nmap: NewlineMap, splices: Sequence[Splice], newline: str, *, mixed_view: str | None = None
+) -> list[Splice]:
     """View splices as splices of the raw text (``nmap`` = ``NewlineMap(raw)``).
 
     Untouched lines keep their endings; line breaks in the new text take ``newline``.
+    ``mixed_view``: the view text, for a file of mixed line endings; each splice is then
+    first cut to what it changes (:func:`changed_core`), so the lines it leaves as they
+    were keep their own endings. Every way a change reaches a file (disk, editor) maps
+    its splices here, so all of them make the same text.
     """
+    if mixed_view is not None:
+        splices = [changed_core(mixed_view, sp) for sp in splices]
     return [
         Splice(nmap.to_raw(sp.start), nmap.to_raw(sp.end), with_endings(sp.text, newline))
         for sp in splices

@@ -11,6 +11,7 @@ from steadyhand.documents.snapshot import (
     ContentKey,
     Snapshot,
     content_key,
+    mixed_view,
     prime_endings,
 )
 from steadyhand.guards.protected import check_writable
@@ -28,7 +29,6 @@ from steadyhand.text.matching import (
     Found,
     Splice,
     apply_splices,
-    changed_core,
     plan_edit,
     raw_splices,
 )
@@ -315,10 +315,7 @@ async def apply_plan(
     if snap.raw is view and newline == "\n":  # no CR anywhere: the view is the raw text
         new_raw, rsp = new_view, plan.splices
     else:
-        core: Sequence[Splice] = plan.splices
-        if snap.endings.style == "mixed":  # lines copied unchanged keep their own endings
-            core = [changed_core(view, sp) for sp in plan.splices]
-        rsp = raw_splices(snap.newline_map, core, newline)
+        rsp = raw_splices(snap.newline_map, plan.splices, newline, mixed_view=mixed_view(snap))
         new_raw = apply_splices(snap.raw, rsp)
     data = encode_for(ctx, snap.path, new_raw, snap.encoding)
     if dry_run:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from steadyhand.documents.snapshot import Snapshot
+from steadyhand.documents.snapshot import Snapshot, mixed_view
 from steadyhand.formats import notebook as nb_fmt
 from steadyhand.guards.protected import check_writable
 from steadyhand.guards.world import findings_fields
@@ -20,8 +20,7 @@ from steadyhand.protocol.params import NotebookEditParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.state.file_state import FileRecord, Range, missing_lines, shift_ranges
 from steadyhand.text.diff import stat, whole_diff
-from steadyhand.text.lines import with_endings
-from steadyhand.text.matching import Splice, apply_splices
+from steadyhand.text.matching import apply_splices, raw_splices
 from steadyhand.tools.context import Change, ToolContext
 from steadyhand.tools.records import record_for, refuse_if_stale, remember, require_read
 from steadyhand.tools.suggest import not_found
@@ -150,13 +149,10 @@ async def _apply(
     change: nb_fmt.CellEdit,
 ) -> Result:
     path = snap.path
-    newline = snap.endings.dominant
-    nmap = snap.newline_map
-    raw_splices = [
-        Splice(nmap.to_raw(sp.start), nmap.to_raw(sp.end), with_endings(sp.text, newline))
-        for sp in change.splices
-    ]
-    new_raw = apply_splices(snap.raw, raw_splices)
+    rsp = raw_splices(
+        snap.newline_map, change.splices, snap.endings.dominant, mixed_view=mixed_view(snap)
+    )
+    new_raw = apply_splices(snap.raw, rsp)
     try:
         after_nb = nb_fmt.parse(apply_splices(snap.view, list(change.splices)))
     except nb_fmt.NotebookError as exc:  # a bug, never the model's fault: refuse, keep the file
