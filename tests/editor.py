@@ -32,6 +32,10 @@ class EditorState:
     refused: int = 0
     saves: list[list[str]] = field(default_factory=list)
     formatter: Callable[[str], str] | None = None
+    #: Text the user types just as a save request arrives (before it is handled).
+    typed_on_save: str | None = None
+    #: Text the user types right after the editor confirms an agent's edit.
+    typed_after_edit: str | None = None
     position_encoding: str = "utf-16"
     notifications: list[tuple[str, Any]] = field(default_factory=list)
 
@@ -95,15 +99,47 @@ def install(client: LanguageClient, state: EditorState) -> None:
             buf = state.buffers[uri]
             buf.text = _apply_text_edits(buf.text, edits, state.position_encoding)
             buf.version += 1
-            _did_change(client, uri, buf)
+            typed = state.typed_after_edit
+            if typed is None:
+                _did_change(client, uri, buf)
+                continue
+            # The editor answers first and reports the edit a moment later, followed at
+            # once by what the user typed.
+            edited = Buffer(buf.text, buf.version, buf.saved_text)
+            buf.text += typed
+            buf.version += 1
+
+            def report(uri: str = uri, edited: Buffer = edited, buf: Buffer = buf) -> None:
+                _did_change(client, uri, edited)
+                _did_change(client, uri, buf)
+
+            asyncio.get_running_loop().call_later(0.05, report)
         return types.ApplyWorkspaceEditResult(applied=True)
 
     @client.feature("steadyhand/saveDocuments")
     async def save_documents(params: Any) -> dict[str, Any]:
         uris = list(params.uris if hasattr(params, "uris") else params["uris"])
+        raw_versions = getattr(params, "versions", None)
+        if raw_versions is None and isinstance(params, dict):
+            raw_versions = params.get("versions")
+        if hasattr(raw_versions, "_fields"):  # pygls renames URI keys: their order tells
+            versions = dict(zip(uris, raw_versions, strict=False))
+        else:
+            versions = dict(raw_versions or {})
         state.saves.append(uris)
+        saved: list[str] = []
+        refused: list[dict[str, Any]] = []
         for uri in uris:
             buf = state.buffers[uri]
+            if state.typed_on_save is not None:
+                buf.text += state.typed_on_save
+                buf.version += 1
+                _did_change(client, uri, buf)
+            want = versions.get(uri)
+            if want is not None and want != buf.version:  # as VS Code's client does
+                refused.append({"uri": uri, "saved": False, "error": "the document changed"})
+                continue
+            saved.append(uri)
             if state.formatter is not None:
                 formatted = state.formatter(buf.text)
                 if formatted != buf.text:
@@ -115,7 +151,7 @@ def install(client: LanguageClient, state: EditorState) -> None:
             client.text_document_did_save(
                 types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
             )
-        return {"saved": uris}
+        return {"saved": saved, "results": [*({"uri": u, "saved": True} for u in saved), *refused]}
 
     @client.feature("steadyhand/fileChanged")
     def file_changed(params: Any) -> None:

@@ -414,3 +414,43 @@ async def test_applied_but_not_in_buffer_is_rejected_and_not_saved(
     assert st.buffers[uri].text == "typed just now\nkeep me\n"
     again = await call(skipping_editor, EDIT, file_path="r.txt", old_string="keep", new_string="x")
     assert again["error"] == "stale" and "+typed just now" in again["diff"]
+
+
+async def test_typing_right_after_an_agent_edit_is_never_saved(
+    editor: LanguageClient, workspace: Path
+) -> None:
+    """The editor confirms the edit and the user types at once: the save is not asked
+    for (it would write their typing), and the result says the disk is unchanged."""
+    f = workspace / "s.txt"
+    f.write_text("alpha\nbeta\n")
+    st = state_of(editor)
+    uri = open_doc(editor, st, f)
+    await settle()
+    await call(editor, READ, file_path="s.txt")
+    st.typed_after_edit = "user typing\n"
+    r = await call(editor, EDIT, file_path="s.txt", old_string="alpha", new_string="ALPHA")
+    assert r["ok"] and r["on_disk"] is False, r
+    assert "typing" in r["message"]
+    assert st.saves == [] and f.read_text() == "alpha\nbeta\n"
+    assert st.buffers[uri].text == "ALPHA\nbeta\nuser typing\n"
+    # the agent's view is the text it made: the typing makes its next edit stale
+    again = await call(editor, EDIT, file_path="s.txt", old_string="beta", new_string="B")
+    assert again["error"] == "stale", again
+
+
+async def test_typing_as_the_save_arrives_is_never_saved(
+    editor: LanguageClient, workspace: Path
+) -> None:
+    """The save request names the version right after the edit; the editor, where the
+    user typed meanwhile, does not save, and the result says the disk is unchanged."""
+    f = workspace / "t.txt"
+    f.write_text("alpha\nbeta\n")
+    st = state_of(editor)
+    open_doc(editor, st, f)
+    await settle()
+    await call(editor, READ, file_path="t.txt")
+    st.typed_on_save = "typed\n"
+    r = await call(editor, EDIT, file_path="t.txt", old_string="alpha", new_string="ALPHA")
+    assert r["ok"] and r["on_disk"] is False, r
+    assert "did not save" in r["message"]
+    assert len(st.saves) == 1 and f.read_text() == "alpha\nbeta\n"

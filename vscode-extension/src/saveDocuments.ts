@@ -1,14 +1,17 @@
 /**
- * Client side of `steadyhand/saveDocuments` {uris}: the server asks us to save documents it has
- * just edited (only when its `saveAfterEdit` rule allows it). We save each one and answer once the
- * disk holds the document's text: `TextDocument.save()` and `workspace.save()` may resolve before
- * the bytes are on disk, so we poll.
+ * Client side of `steadyhand/saveDocuments` {uris, versions?}: the server asks us to save documents
+ * it has just edited (only when its `saveAfterEdit` rule allows it). We save each one and answer once
+ * the disk holds the document's text: `TextDocument.save()` and `workspace.save()` may resolve before
+ * the bytes are on disk, so we poll. A document whose version is no longer the one in `versions` has
+ * changed since the edit (the user is typing): it is not saved, since that would save their typing.
  */
 import * as vscode from 'vscode';
 import { diskMatches } from './textCompare';
 
 export interface SaveDocumentsParams {
   uris: string[];
+  /** The version each document had right after the edit; a newer one is not saved. */
+  versions?: Record<string, number>;
 }
 
 export interface SaveOutcome {
@@ -49,7 +52,7 @@ async function waitForDisk(doc: vscode.TextDocument, timeoutMs: number): Promise
   }
 }
 
-export async function saveOne(uriString: string, timeoutMs: number): Promise<SaveOutcome> {
+export async function saveOne(uriString: string, timeoutMs: number, version?: number): Promise<SaveOutcome> {
   let uri: vscode.Uri;
   try {
     uri = vscode.Uri.parse(uriString, true);
@@ -59,6 +62,13 @@ export async function saveOne(uriString: string, timeoutMs: number): Promise<Sav
   const doc = vscode.workspace.textDocuments.find((d) => sameUri(d.uri, uri));
   if (!doc) {
     return { uri: uriString, saved: false, error: 'the document is not open in the editor' };
+  }
+  if (version !== undefined && doc.version !== version) {
+    return {
+      uri: uriString,
+      saved: false,
+      error: `the document changed after the edit (version ${doc.version}, not ${version}): the user may be typing`,
+    };
   }
   if (doc.isDirty) {
     const ok = await doc.save();
@@ -74,6 +84,11 @@ export async function saveOne(uriString: string, timeoutMs: number): Promise<Sav
 
 export async function handleSaveDocuments(params: SaveDocumentsParams, timeoutMs = 10_000): Promise<SaveDocumentsResult> {
   const uris = Array.isArray(params?.uris) ? params.uris.filter((u): u is string => typeof u === 'string') : [];
-  const results = await Promise.all(uris.map((u) => saveOne(u, timeoutMs)));
+  const versions = params?.versions && typeof params.versions === 'object' ? params.versions : {};
+  const versionOf = (u: string): number | undefined => {
+    const v = versions[u];
+    return typeof v === 'number' ? v : undefined;
+  };
+  const results = await Promise.all(uris.map((u) => saveOne(u, timeoutMs, versionOf(u))));
   return { saved: results.filter((r) => r.saved).map((r) => r.uri), results };
 }

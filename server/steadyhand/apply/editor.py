@@ -86,6 +86,33 @@ def _shrink(text: str, sp: Splice) -> Splice:
     return Splice(sp.start + inner.start, sp.start + inner.end, inner.text)
 
 
+_TYPED_SINCE = (
+    "the buffer changed again right after it (the user may be typing), so it was not "
+    "saved: Steadyhand never saves the user's typing"
+)
+
+
+def _refused_save(answer: Any, uri: str) -> str | None:
+    """Why the client's answer to ``steadyhand/saveDocuments`` says ``uri`` was not saved;
+    None when it was, or when the answer does not say (any answer counts as saved)."""
+    answer = _plain(answer)
+    saved = answer.get("saved") if isinstance(answer, dict) else None
+    if not isinstance(saved, list) or uri in saved:
+        return None
+    for outcome in answer.get("results") or []:
+        outcome = _plain(outcome)
+        if isinstance(outcome, dict) and outcome.get("uri") == uri and outcome.get("error"):
+            return str(outcome["error"])
+    return "no reason given"
+
+
+def _plain(value: Any) -> Any:
+    """A JSON object as a dict: pygls hands a custom request's answer over as a named
+    tuple."""
+    as_dict = getattr(value, "_asdict", None)
+    return as_dict() if callable(as_dict) else value
+
+
 def disk_state(path: str) -> tuple[str | None, Encoding]:
     """The disk's text (None if missing or unreadable) and its encoding."""
     try:
@@ -351,34 +378,61 @@ class EditorWorld:
     async def _save_via_client(
         self, uri: str, change: Change, text: str, version: int | None
     ) -> Applied:
+        doc = self.ls.workspace.get_text_document(uri)
+        if doc.source != text:
+            # The buffer moved again since the change was confirmed: the user is typing.
+            # A save now would write their typing; it stays theirs to save.
+            return self._not_saved(change.path, text, version, _TYPED_SINCE)
+        params: dict[str, Any] = {"uris": [uri]}
+        if version is not None:  # the client saves nothing newer than this version
+            params["versions"] = {uri: version}
         try:
-            await asyncio.wait_for(
-                self.ls.protocol.send_request_async(SAVE_DOCUMENTS, {"uris": [uri]}), 10.0
+            answer = await asyncio.wait_for(
+                self.ls.protocol.send_request_async(SAVE_DOCUMENTS, params), 10.0
             )
         except Exception as exc:
-            snap = self._snapshot(change.path, text, version, unsaved=True)
-            return Applied(
-                via="workspaceEdit",
-                snapshot=snap,
-                on_disk=False,
-                note=f"The change is in the editor's buffer, but saving it failed ({exc}).",
+            return self._not_saved(change.path, text, version, f"saving it failed ({exc})")
+        refused = _refused_save(answer, uri)
+        if refused is not None:
+            return self._not_saved(
+                change.path, text, version, f"the editor did not save it ({refused})"
             )
         # A formatter may run on save: give it a moment, then take what the buffer holds.
         await asyncio.sleep(FORMAT_SETTLE_S)
         doc = self.ls.workspace.get_text_document(uri)
         now: str = doc.source
+        disk_text, _ = disk_state(change.path)
+        saved = disk_text is not None and to_view(disk_text) == to_view(now)
         note = "Saved to disk."
         if now != text and now != change.new_raw:
+            if not saved:
+                # Not what was saved, so no formatter: typing since the save. The agent's
+                # view stays the text it made; its next edit sees the rest as stale.
+                snap = self._snapshot(change.path, text, version, unsaved=True)
+                return Applied(
+                    via="workspaceEdit",
+                    snapshot=snap,
+                    on_disk=disk_text is not None and to_view(disk_text) == to_view(text),
+                    note="Saved to disk; the buffer has changed again since (the user may be "
+                    "typing), and those changes are the user's to save.",
+                )
             ds = stat(whole_diff(to_view(text), to_view(now), name=change.path))
             note = (
                 f"Saved to disk; the editor's format-on-save then changed the text "
                 f"(+{ds.added} / -{ds.removed} lines). Your view is updated to the formatted "
                 "text, so the next edit will not be refused as stale."
             )
-        disk_text, _ = disk_state(change.path)
-        unsaved = disk_text is None or to_view(disk_text) != to_view(now)
-        snap = self._snapshot(change.path, now, doc.version, unsaved=unsaved)
-        return Applied(via="workspaceEdit", snapshot=snap, on_disk=not unsaved, note=note)
+        snap = self._snapshot(change.path, now, doc.version, unsaved=not saved)
+        return Applied(via="workspaceEdit", snapshot=snap, on_disk=saved, note=note)
+
+    def _not_saved(self, path: str, text: str, version: int | None, why: str) -> Applied:
+        snap = self._snapshot(path, text, version, unsaved=True)
+        return Applied(
+            via="workspaceEdit",
+            snapshot=snap,
+            on_disk=False,
+            note=f"The change is in the editor's buffer, but {why}; the file on disk is unchanged.",
+        )
 
     def _snapshot(self, path: str, text: str, version: int | None, *, unsaved: bool) -> Snapshot:
         try:
