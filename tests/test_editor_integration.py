@@ -454,3 +454,27 @@ async def test_typing_as_the_save_arrives_is_never_saved(
     assert r["ok"] and r["on_disk"] is False, r
     assert "did not save" in r["message"]
     assert len(st.saves) == 1 and f.read_text() == "alpha\nbeta\n"
+
+
+async def test_a_document_closed_mid_change_is_not_written_from_its_buffer(
+    editor: LanguageClient, workspace: Path
+) -> None:
+    """The user closes the tab (discarding unsaved typing) while a change to a big buffer
+    is being made: the change, made from the buffer, is refused, and the disk keeps what
+    it had (no discarded typing brought back)."""
+    f = workspace / "big.txt"
+    disk = "head line\n" + "".join(f"filler line number {i:07d}\n" for i in range(40000))
+    f.write_text(disk)
+    st = state_of(editor)
+    uri = open_doc(editor, st, f)
+    type_text(editor, st, uri, disk + "USER DRAFT, never saved\n")
+    await settle()
+    assert (await call(editor, READ, file_path="big.txt", offset=1, limit=5))["ok"]
+    task = asyncio.ensure_future(
+        call(editor, EDIT, file_path="big.txt", old_string="head line", new_string="HEAD LINE")
+    )
+    await asyncio.sleep(0)
+    close_doc(editor, st, uri)
+    r = await task
+    assert r["ok"] is False and r["error"] in ("stale", "edit_rejected"), r
+    assert f.read_text() == disk

@@ -180,6 +180,18 @@ class EditorWorld:
     async def apply(self, change: Change) -> Applied:
         uri = self.docs.uri_for(change.path)
         before = change.before
+        if uri is None and before is not None and before.source == "buffer":
+            # Closed while the change was being made: the buffer it was made from (which
+            # may have held typing the user then discarded) is gone, and the disk holds
+            # something else. Writing the change there would bring that text back.
+            raise ToolError(
+                ErrorCode.STALE,
+                f"{change.path} was closed in the editor while your change was being made, "
+                "so it was not applied (the text you changed was the editor's buffer, not "
+                "the file on disk). Read the file again, then redo your change.",
+                path=change.path,
+                refreshed=False,
+            )
         if uri is None or before is None or before.source != "buffer":
             applied = write_to_disk(change, self.syscalls, fsync=self.settings.fsync)
             self.own_writes[change.path] = applied.snapshot.hash
