@@ -166,6 +166,8 @@ async def test_changes_anywhere_under_the_root_are_reported(tmp_path: Path) -> N
         ("f.txt", False),
         (".f.txt.tmp", False),
         ("f.steadyhand-1-0123abcd.tmp", False),
+        (".env.steadyhand-backup.tmp", False),  # a user's file, named much the same
+        (".a\nb.steadyhand-7-89abcdef.tmp", True),
     ],
 )
 def test_temp_names(name: str, temp: bool) -> None:

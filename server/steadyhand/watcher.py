@@ -31,6 +31,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from steadyhand.fs.atomic import TEMP_PATTERN
+
 log = logging.getLogger(__name__)
 
 #: (path, kind) where kind is "modified", "created", "deleted" or "moved"
@@ -38,9 +40,9 @@ ChangeCallback = Callable[[str, str], None]
 
 
 def is_temp_name(path: str) -> bool:
-    """Whether ``path`` is one of Steadyhand's own temp files (never tracked)."""
-    base = os.path.basename(path)
-    return base.startswith(".") and base.endswith(".tmp") and ".steadyhand-" in base
+    """Whether ``path`` is one of Steadyhand's own temp files (never tracked): named as
+    the atomic write names them, so a user's ``.env.steadyhand-backup.tmp`` is not."""
+    return TEMP_PATTERN.match(os.path.basename(path)) is not None
 
 
 def _unnamed(full: bytes, name: bytes, mask: int) -> bool:
