@@ -478,3 +478,45 @@ async def test_a_document_closed_mid_change_is_not_written_from_its_buffer(
     r = await task
     assert r["ok"] is False and r["error"] in ("stale", "edit_rejected"), r
     assert f.read_text() == disk
+
+
+async def test_watcher_sees_folders_swapped_or_renamed_away(
+    editor: LanguageClient, workspace: Path
+) -> None:
+    """Tracked files under a folder swapped for a new one, or renamed away, are reported:
+    the folder's events make the server check what it tracks under it."""
+    st = state_of(editor)
+    for name, text in (("d/f.txt", "old content\n"), ("e/g.txt", "g old\n")):
+        (workspace / name).parent.mkdir()
+        (workspace / name).write_text(text)
+        assert (await call(editor, READ, file_path=name))["ok"]
+    probe = workspace / "probe.txt"
+    probe.write_text("0")
+    await call(editor, READ, file_path="probe.txt")
+    for i in range(100):  # the watcher starts in the background
+        probe.write_text(str(i + 1))
+        await asyncio.sleep(0.05)
+        if st.notifications:
+            break
+    st.notifications.clear()
+    (workspace / "d").rename(workspace / "d.bak")
+    (workspace / "d").mkdir()
+    (workspace / "d" / "f.txt").write_text("new content\n")
+    (workspace / "e").rename(workspace / "e2")
+    want = {
+        (str((workspace / "d" / "f.txt").resolve()), "modified"),
+        (str((workspace / "e" / "g.txt").resolve()), "deleted"),
+    }
+    seen: set[tuple[str, str]] = set()
+    for _ in range(50):
+        seen = {
+            (
+                p.path if hasattr(p, "path") else p["path"],
+                p.kind if hasattr(p, "kind") else p["kind"],
+            )
+            for _, p in st.notifications
+        }
+        if want <= seen:
+            break
+        await asyncio.sleep(0.1)
+    assert want <= seen, seen

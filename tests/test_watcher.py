@@ -90,6 +90,48 @@ async def test_a_folder_made_inside_a_leaf_later_is_watched(tmp_path: Path) -> N
         w.stop()
 
 
+async def test_a_folder_renamed_is_reported_and_watched_under_its_new_name(
+    tmp_path: Path,
+) -> None:
+    seen: list[tuple[str, str]] = []
+    w = Watcher(asyncio.get_running_loop(), lambda p, k: seen.append((p, k)))
+    (tmp_path / "d").mkdir()
+    try:
+        w.ensure([str(tmp_path)])
+        await _ready(w, tmp_path / "probe.txt", seen)
+        (tmp_path / "d").rename(tmp_path / "moved")
+        await _until(seen, (str(tmp_path / "d"), "folder"))
+        await _until(seen, (str(tmp_path / "moved"), "folder"))
+        seen.clear()
+        inside = tmp_path / "moved" / "x.txt"
+        for _ in range(100):  # the new name's watch is added in the background
+            inside.write_text("x")
+            await asyncio.sleep(0.02)
+            if any(p == str(inside) for p, _ in seen):
+                break
+        assert any(p == str(inside) for p, _ in seen)
+        assert not any(p.startswith(str(tmp_path / "d") + "/") for p, _ in seen)
+    finally:
+        w.stop()
+
+
+async def test_missed_events_have_every_watched_root_checked_again(tmp_path: Path) -> None:
+    """When the kernel's event queue overflows, which changes were missed is unknown: the
+    roots are reported as folders, so everything tracked under them is checked."""
+    limit = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+    seen: list[tuple[str, str]] = []
+    w = Watcher(asyncio.get_running_loop(), lambda p, k: seen.append((p, k)))
+    try:
+        w.ensure([str(tmp_path)])
+        await _ready(w, tmp_path / "probe.txt", seen)
+        seen.clear()
+        for i in range(limit // 2 + 100):  # two events or more each, while nobody reads
+            (tmp_path / f"gen{i % 50}.o").write_text("x")
+        await _until(seen, (str(tmp_path), "folder"))
+    finally:
+        w.stop()
+
+
 async def test_changes_anywhere_under_the_root_are_reported(tmp_path: Path) -> None:
     seen: list[tuple[str, str]] = []
     w = Watcher(asyncio.get_running_loop(), lambda p, k: seen.append((p, k)))

@@ -139,7 +139,15 @@ class SteadyhandServer(LanguageServer):
         return (st.st_size, st.st_mtime_ns) == written
 
     def external_change(self, path: str, kind: str) -> None:
-        """A file changed on disk, seen by the watcher or the client's file events."""
+        """A file changed on disk, seen by the watcher or the client's file events
+        (``kind`` "folder": a folder appeared, went or was renamed; every tracked file
+        under it is checked)."""
+        if kind == "folder":
+            prefix = path.rstrip("/") + "/"
+            for tracked in sorted(self.ctx.sessions.tracked_paths()):
+                if tracked.startswith(prefix):
+                    self.external_change(tracked, "modified")
+            return
         if self._as_written(path):  # checked first: the watcher's paths are real already
             return
         real = os.path.realpath(path)

@@ -35,7 +35,9 @@ from steadyhand.fs.atomic import TEMP_PATTERN
 
 log = logging.getLogger(__name__)
 
-#: (path, kind) where kind is "modified", "created", "deleted" or "moved"
+#: (path, kind) where kind is "modified", "created", "deleted" or "moved" for a file, or
+#: "folder" for a folder that appeared, went or was renamed (and a watched root after
+#: events were missed): whatever is tracked under it is to be checked again.
 ChangeCallback = Callable[[str, str], None]
 
 
@@ -281,6 +283,29 @@ class _Inotify(_Backend):
             stack.extend(subs)
         return True
 
+    def _add_new_tree(self, top: bytes) -> None:
+        """Watch a folder that appeared, then have what is tracked under it checked once
+        more: files written into it before its watch was in place made no event."""
+        if self._add_tree(top) and not self._closed:
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                self._loop.call_soon_threadsafe(self._folder_again, os.fsdecode(top))
+
+    def _folder_again(self, folder: str) -> None:
+        if self.enabled and not self._closed:
+            try:
+                self._on_change(folder, "folder")
+            except Exception:
+                log.exception("could not check the files under %s", folder)
+
+    def _forget_tree(self, top: bytes) -> None:
+        """Stop watching ``top`` and the folders under it (moved away: their watches
+        follow them, under names that are no longer theirs)."""
+        under = top + b"/"
+        for wd, folder in list(self._dirs.items()):
+            if folder == top or folder.startswith(under):
+                self._libc.inotify_rm_watch(self._fd, wd)
+                self._dirs.pop(wd, None)
+
     def _readable(self) -> None:
         # Events come in bursts (a write makes five or six): read them a moment later,
         # all at once, after the answer in progress has gone out.
@@ -325,7 +350,13 @@ class _Inotify(_Backend):
             if mask & _IN_Q_OVERFLOW:
                 if not self._overflowed:
                     self._overflowed = True
-                    log.warning("file watching missed events (the queue overflowed)")
+                    log.warning(
+                        "file watching missed events (the queue overflowed); every tracked "
+                        "file is checked again"
+                    )
+                for root in sorted(self.watched):  # what changed is unknown: all of it
+                    changes.pop(root, None)
+                    changes[root] = "folder"
                 continue
             if mask & _IN_IGNORED:
                 self._dirs.pop(wd, None)
@@ -339,7 +370,13 @@ class _Inotify(_Backend):
             if mask & _IN_ISDIR:
                 if mask & (_IN_CREATE | _IN_MOVED_TO):
                     # a new folder: watch it (and what it holds) off the event loop
-                    threading.Thread(target=self._add_tree, args=(full,), daemon=True).start()
+                    threading.Thread(target=self._add_new_tree, args=(full,), daemon=True).start()
+                elif mask & _IN_MOVED_FROM:
+                    self._forget_tree(full)  # its watches would report it under this name
+                # files under it may be tracked: renamed away, deleted, or swapped
+                folder_path = os.fsdecode(full)
+                changes.pop(folder_path, None)
+                changes[folder_path] = "folder"
                 continue
             path = os.fsdecode(full)
             if is_temp_name(path):
