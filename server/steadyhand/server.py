@@ -7,6 +7,7 @@ become JSON-RPC InvalidParams errors. The tools themselves know nothing of LSP.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable
@@ -85,6 +86,8 @@ class SteadyhandServer(LanguageServer):
         self.docs = OpenDocuments()
         self.editor = EditorWorld(self, self.docs, syscalls, settings)
         self.watcher: Watcher | None = None
+        #: folders reported by the watcher, waiting for :meth:`_check_folders`
+        self._changed_folders: set[str] = set()
         self.ctx = ToolContext(
             settings=settings,
             roots=Roots((), settings.allowed_paths, settings.deny_globs),
@@ -127,6 +130,21 @@ class SteadyhandServer(LanguageServer):
             return {"state": "idle", "folders": 0}
         return self.watcher.status()
 
+    def _check_folders(self) -> None:
+        """Check every tracked file under the folders reported since the last pass: one
+        walk over what is tracked, however many folders a checkout or an install made."""
+        folders, self._changed_folders = self._changed_folders, set()
+        for tracked in sorted(self.ctx.sessions.tracked_paths()):
+            parent = os.path.dirname(tracked)
+            while True:
+                if parent in folders:
+                    self.external_change(tracked, "modified")
+                    break
+                up = os.path.dirname(parent)
+                if up == parent:
+                    break
+                parent = up
+
     def _as_written(self, path: str) -> bool:
         """Whether ``path`` has exactly the size and time Steadyhand's own write left."""
         written = self.editor.own_stats.get(path)
@@ -142,11 +160,10 @@ class SteadyhandServer(LanguageServer):
         """A file changed on disk, seen by the watcher or the client's file events
         (``kind`` "folder": a folder appeared, went or was renamed; every tracked file
         under it is checked)."""
-        if kind == "folder":
-            prefix = path.rstrip("/") + "/"
-            for tracked in sorted(self.ctx.sessions.tracked_paths()):
-                if tracked.startswith(prefix):
-                    self.external_change(tracked, "modified")
+        if kind == "folder":  # checked together with the others of the moment
+            self._changed_folders.add(path.rstrip("/") or "/")
+            if len(self._changed_folders) == 1:
+                asyncio.get_running_loop().call_later(FOLDER_SETTLE_S, self._check_folders)
             return
         if self._as_written(path):  # checked first: the watcher's paths are real already
             return
@@ -198,6 +215,10 @@ class SteadyhandServer(LanguageServer):
             self.watcher.enabled = settings.watch
         log.info("settings: %s; roots: %s", settings, ctx.roots.workspace + ctx.roots.allowed)
 
+
+#: Seconds to gather folder events (a checkout makes many at once) before checking the
+#: tracked files under them.
+FOLDER_SETTLE_S = 0.05
 
 server = None  # replaced by create_server(); kept for type checkers
 
