@@ -520,3 +520,39 @@ async def test_watcher_sees_folders_swapped_or_renamed_away(
             break
         await asyncio.sleep(0.1)
     assert want <= seen, seen
+
+
+@pytest_lsp.fixture(config=server_config({"STEADYHAND_FAULTS": "rename:EIO:2"}))
+async def failing_delete(lsp_client: LanguageClient, workspace: Path):  # type: ignore[no-untyped-def]
+    """An editor-like client whose server fails its second rename: the first is the link
+    that names a new file, the second the move aside that starts a checked delete."""
+    state = EditorState()
+    install(lsp_client, state)
+    lsp_client.editor = state  # type: ignore[attr-defined]
+    opts = {"historyDir": str(workspace.parent / "state")}
+    await lsp_client.initialize_session(init_params(workspace, opts, editor_capabilities()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_a_failed_undo_of_a_creation_leaves_later_deletions_reported(
+    failing_delete: LanguageClient, workspace: Path
+) -> None:
+    """An undo whose deletion fails keeps the file, and does not count a later deletion
+    by someone else as its own: that one is reported like any other."""
+    st = state_of(failing_delete)
+    made = await call(failing_delete, WRITE, file_path="new.txt", content="agent text\n")
+    assert made["ok"], made
+    undo = await call(failing_delete, "steadyhand.undo", file_path="new.txt")
+    assert undo["ok"] is False and undo["error"] == "io_error", undo
+    f = workspace / "new.txt"
+    assert f.read_text() == "agent text\n"
+    await call(failing_delete, READ, file_path="new.txt")
+    await asyncio.sleep(0.3)  # the watcher starts in the background
+    f.unlink()
+    for _ in range(50):
+        if st.notifications:
+            break
+        await asyncio.sleep(0.1)
+    kinds = [p.kind if hasattr(p, "kind") else p["kind"] for _, p in st.notifications]
+    assert "deleted" in kinds, st.notifications

@@ -227,10 +227,15 @@ class EditorWorld:
                 ]
             )
             self.own_writes[path] = DELETED
-            res = await self.ls.workspace_apply_edit_async(
-                types.ApplyWorkspaceEditParams(edit=edit, label=f"Agent {tool}: delete")
-            )
+            try:
+                res = await self.ls.workspace_apply_edit_async(
+                    types.ApplyWorkspaceEditParams(edit=edit, label=f"Agent {tool}: delete")
+                )
+            except BaseException:
+                self._not_deleted(path)
+                raise
             if not res.applied:
+                self._not_deleted(path)
                 raise ToolError(
                     ErrorCode.EDIT_REJECTED,
                     f"The editor did not delete {path} ({res.failure_reason or 'no reason given'}"
@@ -239,7 +244,16 @@ class EditorWorld:
                 )
             return Applied(via="workspaceEdit", snapshot=gone, on_disk=True)
         self.own_writes[path] = DELETED
-        return delete_from_disk(path, before, self.syscalls, fsync=self.settings.fsync)
+        try:
+            return delete_from_disk(path, before, self.syscalls, fsync=self.settings.fsync)
+        except BaseException:
+            self._not_deleted(path)
+            raise
+
+    def _not_deleted(self, path: str) -> None:
+        """A deletion that did not happen: a later one by someone else is reported."""
+        if self.own_writes.get(path) == DELETED:
+            del self.own_writes[path]
 
     # -- open documents --------------------------------------------------------------
 

@@ -79,7 +79,18 @@ def temp_name(path: str) -> str:
     return os.path.join(folder, temp_basename(base))
 
 
+@functools.cache
 def _umask() -> int:
+    """The process's umask (read once: nothing in the server changes it), read without
+    changing it where Linux tells it (setting it to read it would widen, for that
+    instant, files other threads create)."""
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
     mask = os.umask(0)
     os.umask(mask)
     return mask
