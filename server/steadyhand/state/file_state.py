@@ -59,15 +59,23 @@ def shift_ranges(
     moved by ``delta``, and the lines ``first..written_last`` of the new text (none when
     ``written_last < first``) count as shown, since the agent wrote them. Shown lines
     inside the replaced stretch are gone with it; nothing else becomes shown."""
-    out: tuple[Range, ...] = ()
+    pieces: list[Range] = []
     for a, b in ranges:
         if a < first:
-            out = merge_ranges(out, (a, min(b, first - 1)))
+            pieces.append((a, min(b, first - 1)))
         if b > last_old:
-            out = merge_ranges(out, (max(a, last_old + 1) + delta, b + delta))
+            pieces.append((max(a, last_old + 1) + delta, b + delta))
     if written_last >= first:
-        out = merge_ranges(out, (first, written_last))
-    return out
+        pieces.append((first, written_last))
+    pieces.sort()
+    out: list[Range] = []
+    for lo, hi in pieces:  # joined where they touch, as merge_ranges does
+        if out and lo <= out[-1][1] + 1:
+            if hi > out[-1][1]:
+                out[-1] = (out[-1][0], hi)
+        else:
+            out.append((lo, hi))
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
