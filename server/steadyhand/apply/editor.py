@@ -354,11 +354,20 @@ class EditorWorld:
             )
         if text != change.new_raw:
             text = change.new_raw  # the editor's didChange has not arrived yet
-        return await self._disk_follows(uri, change, before, text, version)
+        return await self._disk_follows(uri, change, before, text, version, seen=confirmed)
 
     async def _disk_follows(
-        self, uri: str, change: Change, before: Snapshot, text: str, version: int | None
+        self,
+        uri: str,
+        change: Change,
+        before: Snapshot,
+        text: str,
+        version: int | None,
+        *,
+        seen: bool = True,
     ) -> Applied:
+        """Save (or not) the buffer the change was applied to, per ``saveAfterEdit``;
+        ``seen``: the buffer was seen holding the change (not only reported applied)."""
         mode = self.settings.save_after_edit
         had_unsaved = bool(before.unsaved)
         if mode == "never" or (mode == "whenClean" and had_unsaved):
@@ -377,7 +386,7 @@ class EditorWorld:
                 f"because {why}.",
             )
         if self.supports_save_request():
-            return await self._save_via_client(uri, change, text, version)
+            return await self._save_via_client(uri, change, text, version, seen=seen)
         # The client cannot save on request: write the exact buffer text ourselves.
         _, enc = disk_state(change.path)
         try:
@@ -402,12 +411,12 @@ class EditorWorld:
         return Applied(via="workspaceEdit", snapshot=snap, on_disk=True, note="Saved to disk.")
 
     async def _save_via_client(
-        self, uri: str, change: Change, text: str, version: int | None
+        self, uri: str, change: Change, text: str, version: int | None, *, seen: bool = True
     ) -> Applied:
         doc = self.ls.workspace.get_text_document(uri)
-        if doc.source != text:
-            # The buffer moved again since the change was confirmed: the user is typing.
-            # A save now would write their typing; it stays theirs to save.
+        if seen and doc.source != text:
+            # The buffer moved on since it was seen holding the change: the user is
+            # typing. A save now would write their typing; it stays theirs to save.
             return self._not_saved(change.path, text, version, _TYPED_SINCE)
         params: dict[str, Any] = {"uris": [uri]}
         if version is not None:  # the client saves nothing newer than this version
