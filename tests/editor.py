@@ -36,6 +36,8 @@ class EditorState:
     typed_on_save: str | None = None
     #: Text the user types right after the editor confirms an agent's edit.
     typed_after_edit: str | None = None
+    #: Run while an edit is being applied (another program writing the file, say).
+    during_edit: Callable[[], None] | None = None
     position_encoding: str = "utf-16"
     notifications: list[tuple[str, Any]] = field(default_factory=list)
 
@@ -79,6 +81,8 @@ def install(client: LanguageClient, state: EditorState) -> None:
     @client.feature(types.WORKSPACE_APPLY_EDIT)
     def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
         state.applied.append(params)
+        if state.during_edit is not None:
+            state.during_edit()
         edit = params.edit
         plan: list[tuple[str, list[Any]]] = []
         for dc in edit.document_changes or []:

@@ -233,6 +233,25 @@ async def test_mixed_endings_in_an_open_document_agree_with_the_disk(
     assert b'"line TWO"\n   ]\r\n' in nb.read_bytes()
 
 
+async def test_without_save_request_a_disk_written_meanwhile_is_not_overwritten(
+    plain_editor: LanguageClient, workspace: Path
+) -> None:
+    """The server writes the buffer to disk itself only over the file as the change found
+    it: another program's write during the edit is kept, and the result says so."""
+    f = workspace / "p.txt"
+    f.write_bytes(b"l1\nl2\n")
+    st = state_of(plain_editor)
+    uri = open_doc(plain_editor, st, f)
+    await settle()
+    await call(plain_editor, READ, file_path="p.txt")
+    st.during_edit = lambda: f.write_bytes(b"l1\nl2\nfrom git\n")
+    r = await call(plain_editor, EDIT, file_path="p.txt", old_string="l2", new_string="L2")
+    assert r["ok"] and r["on_disk"] is False, r
+    assert "changed by someone else" in r["message"]
+    assert f.read_bytes() == b"l1\nl2\nfrom git\n"
+    assert st.buffers[uri].text == "l1\nL2\n"
+
+
 async def test_client_without_document_changes_gets_changes(
     old_editor: LanguageClient, workspace: Path
 ) -> None:

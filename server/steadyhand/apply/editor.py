@@ -28,6 +28,7 @@ from steadyhand.fs.reader import decode_or_refuse, read_all
 from steadyhand.fs.syscalls import Syscalls
 from steadyhand.protocol.commands import SAVE_DOCUMENTS
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.state.hashing import content_hash
 from steadyhand.text.diff import stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
 from steadyhand.text.lines import to_view
@@ -86,6 +87,10 @@ def _shrink(text: str, sp: Splice) -> Splice:
     return Splice(sp.start + inner.start, sp.start + inner.end, inner.text)
 
 
+_DISK_CHANGED = (
+    "the file on disk was changed by someone else meanwhile, so the buffer was not "
+    "written over it (read the file to see both)"
+)
 _TYPED_SINCE = (
     "the buffer changed again right after it (the user may be typing), so it was not "
     "saved: Steadyhand never saves the user's typing"
@@ -387,24 +392,36 @@ class EditorWorld:
             )
         if self.supports_save_request():
             return await self._save_via_client(uri, change, text, version, seen=seen)
-        # The client cannot save on request: write the exact buffer text ourselves.
-        _, enc = disk_state(change.path)
+        # The client cannot save on request: write the exact buffer text ourselves, and
+        # only over the file as the change found it.
+        try:
+            found: bytes | None = read_all(change.path).data
+        except ToolError:
+            found = None
+        enc, expect = UTF8, None
+        if found is not None:
+            expect = content_hash(found)
+            try:
+                disk_text, enc = decode_or_refuse(change.path, found)
+            except ToolError:
+                disk_text = None
+            if not had_unsaved and (disk_text is None or to_view(disk_text) != before.view):
+                # the buffer matched the disk when the change was made; not any more
+                return self._not_saved(change.path, text, version, _DISK_CHANGED)
         try:
             data = enc.encode(text)
         except UnicodeEncodeError:
             enc, data = UTF8, text.encode("utf-8")
         try:
-            atomic_write(change.path, data, sys=self.syscalls, fsync=self.settings.fsync)
-        except OSError as exc:
-            snap = self._snapshot(change.path, text, version, unsaved=True)
-            return Applied(
-                via="workspaceEdit",
-                snapshot=snap,
-                on_disk=False,
-                note=f"The change is in the editor's buffer, but writing it to disk failed "
-                f"({exc.strerror}); the file on disk is unchanged.",
+            atomic_write(
+                change.path, data, sys=self.syscalls, fsync=self.settings.fsync, expect=expect
             )
-        from steadyhand.state.hashing import content_hash
+        except ToolError:  # written by someone else in the meantime
+            return self._not_saved(change.path, text, version, _DISK_CHANGED)
+        except OSError as exc:
+            return self._not_saved(
+                change.path, text, version, f"writing it to disk failed ({exc.strerror})"
+            )
 
         self.own_writes[change.path] = content_hash(data)
         snap = self._snapshot(change.path, text, version, unsaved=False)
@@ -466,7 +483,8 @@ class EditorWorld:
             via="workspaceEdit",
             snapshot=snap,
             on_disk=False,
-            note=f"The change is in the editor's buffer, but {why}; the file on disk is unchanged.",
+            note=f"The change is in the editor's buffer, but {why}; Steadyhand left the file "
+            "on disk as it was.",
         )
 
     def _snapshot(self, path: str, text: str, version: int | None, *, unsaved: bool) -> Snapshot:
