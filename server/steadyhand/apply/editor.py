@@ -32,7 +32,7 @@ from steadyhand.state.hashing import content_hash
 from steadyhand.text.diff import stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
 from steadyhand.text.lines import to_view
-from steadyhand.text.matching import Splice, raw_splices
+from steadyhand.text.matching import Splice, changed_core, raw_splices
 from steadyhand.tools.context import Applied, Change
 
 log = logging.getLogger(__name__)
@@ -61,30 +61,6 @@ class EditorServer(Protocol):
     async def workspace_apply_edit_async(
         self, params: types.ApplyWorkspaceEditParams
     ) -> types.ApplyWorkspaceEditResult: ...
-
-
-def minimal_splice(old: str, new: str) -> Splice:
-    """One splice turning ``old`` into ``new``: the differing middle only."""
-    n = min(len(old), len(new))
-    pre = 0
-    while pre < n and old[pre] == new[pre]:
-        pre += 1
-    suf = 0
-    while suf < n - pre and old[len(old) - 1 - suf] == new[len(new) - 1 - suf]:
-        suf += 1
-    # never split a CRLF pair (a position between CR and LF does not exist in LSP)
-    if pre > 0 and old[pre - 1] == "\r" and pre < len(old) and old[pre] == "\n":
-        pre -= 1
-    end = len(old) - suf
-    if suf > 0 and end > pre and old[end - 1] == "\r" and old[end] == "\n":
-        suf -= 1
-    return Splice(pre, len(old) - suf, new[pre : len(new) - suf])
-
-
-def _shrink(text: str, sp: Splice) -> Splice:
-    """``sp`` narrowed to the characters that really change."""
-    inner = minimal_splice(text[sp.start : sp.end], sp.text)
-    return Splice(sp.start + inner.start, sp.start + inner.end, inner.text)
 
 
 _DISK_CHANGED = (
@@ -118,14 +94,24 @@ def _plain(value: Any) -> Any:
     return as_dict() if callable(as_dict) else value
 
 
-def disk_state(path: str) -> tuple[str | None, Encoding]:
-    """The disk's text (None if missing or unreadable) and its encoding."""
+def disk_file(path: str) -> tuple[bytes | None, str | None, Encoding]:
+    """The disk's bytes (None if missing or unreadable), their text (None also if they
+    are not text) and its encoding."""
     try:
-        raw = read_all(path)
-        text, enc = decode_or_refuse(path, raw.data)
-        return text, enc
+        data = read_all(path).data
     except ToolError:
-        return None, UTF8
+        return None, None, UTF8
+    try:
+        text, enc = decode_or_refuse(path, data)
+    except ToolError:
+        return data, None, UTF8
+    return data, text, enc
+
+
+def disk_state(path: str) -> tuple[str | None, Encoding]:
+    """The disk's text (None if missing, unreadable or not text) and its encoding."""
+    _, text, enc = disk_file(path)
+    return text, enc
 
 
 class EditorWorld:
@@ -276,7 +262,7 @@ class EditorWorld:
         else:
             raw = [Splice(0, len(before.raw), change.new_raw)]
         edits: list[types.TextEdit | types.AnnotatedTextEdit] = []
-        for sp in (_shrink(before.raw, sp) for sp in raw):
+        for sp in (changed_core(before.raw, sp) for sp in raw):
             start, end = idx.position(sp.start), idx.position(sp.end)
             rng = types.Range(
                 start=types.Position(line=start[0], character=start[1]),
@@ -394,20 +380,15 @@ class EditorWorld:
             return await self._save_via_client(uri, change, text, version, seen=seen)
         # The client cannot save on request: write the exact buffer text ourselves, and
         # only over the file as the change found it.
-        try:
-            found: bytes | None = read_all(change.path).data
-        except ToolError:
-            found = None
-        enc, expect = UTF8, None
-        if found is not None:
-            expect = content_hash(found)
-            try:
-                disk_text, enc = decode_or_refuse(change.path, found)
-            except ToolError:
-                disk_text = None
-            if not had_unsaved and (disk_text is None or to_view(disk_text) != before.view):
-                # the buffer matched the disk when the change was made; not any more
-                return self._not_saved(change.path, text, version, _DISK_CHANGED)
+        found, disk_text, enc = disk_file(change.path)
+        expect = content_hash(found) if found is not None else None
+        # a clean buffer matched the disk when the change was made: it must still
+        if (
+            found is not None
+            and not had_unsaved
+            and (disk_text is None or to_view(disk_text) != before.view)
+        ):
+            return self._not_saved(change.path, text, version, _DISK_CHANGED)
         try:
             data = enc.encode(text)
         except UnicodeEncodeError:

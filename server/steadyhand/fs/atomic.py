@@ -588,9 +588,7 @@ def checked_delete(path: str, *, sys: Syscalls, expect: str | None, fsync: bool)
                     return
             else:
                 _delete_checked(dfd, path, name, sys, expect)
-        if fsync:
-            with contextlib.suppress(OSError):
-                sys.fsync_dir(dfd)
+        _sync_folder(dfd, sys, fsync)
     finally:
         os.close(dfd)
 
@@ -612,14 +610,20 @@ def _delete_checked(dfd: int, path: str, name: str, sys: Syscalls, expect: str) 
     try:
         sys.rename(tmp, name, dfd, RENAME_NOREPLACE)
     except OSError:
-        kept = f"{name}.steadyhand-conflict-{secrets.token_hex(4)}"
-        try:
-            os.rename(tmp, kept, src_dir_fd=dfd, dst_dir_fd=dfd)
-        except OSError:
-            kept = tmp
+        kept = _keep_aside(dfd, name, tmp) or tmp
         err.message += f" Their version was kept as {kept}."
         err.fields["kept"] = kept
     raise err
+
+
+def _keep_aside(dfd: int, name: str, tmp: str) -> str | None:
+    """Give ``tmp`` a conflict copy's name beside ``name``; that name, or None."""
+    kept = f"{name}.steadyhand-conflict-{secrets.token_hex(4)}"
+    try:
+        os.rename(tmp, kept, src_dir_fd=dfd, dst_dir_fd=dfd)
+    except OSError:
+        return None
+    return kept
 
 
 def _remove_displaced(sys: Syscalls, dfd: int, tmp: str, path: str, *, close: bool = False) -> None:
@@ -653,25 +657,7 @@ def _put_back(dfd: int, name: str, tmp: str, ino: int) -> str | None:
     # ``name`` the one before it. Keep the newest in place and the other aside.
     with contextlib.suppress(OSError):
         _PLAIN.rename(tmp, name, dfd, RENAME_EXCHANGE)
-    kept = f"{name}.steadyhand-conflict-{secrets.token_hex(4)}"
-    try:
-        os.rename(tmp, kept, src_dir_fd=dfd, dst_dir_fd=dfd)
-    except OSError:
-        return None
-    return kept
-
-
-def _fsync_folder(folder: str) -> None:
-    try:
-        dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    try:
-        os.fsync(dfd)
-    except OSError:
-        pass
-    finally:
-        os.close(dfd)
+    return _keep_aside(dfd, name, tmp)
 
 
 def _pid_alive(pid: int) -> bool:

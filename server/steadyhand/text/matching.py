@@ -958,13 +958,20 @@ def _common_prefix(a: str, b: str) -> int:
     return lo
 
 
-def changed_core(view: str, sp: Splice) -> Splice:
-    """``sp`` without what it leaves as it was at either end: the characters its text
-    shares with the text it replaces, at the start and at the end, stay untouched."""
-    old, new = view[sp.start : sp.end], sp.text
+def changed_core(text: str, sp: Splice) -> Splice:
+    """``sp`` (a splice on ``text``) without what it leaves as it was at either end: the
+    characters its new text shares with the text it replaces, at the start and at the
+    end, stay untouched. A CRLF pair is never split (a position between CR and LF does
+    not exist in LSP)."""
+    old, new = text[sp.start : sp.end], sp.text
     pre = _common_prefix(old, new)
     m = min(len(old), len(new)) - pre
     suf = _common_prefix(old[len(old) - m :][::-1], new[len(new) - m :][::-1]) if m else 0
+    if pre > 0 and old[pre - 1] == "\r" and pre < len(old) and old[pre] == "\n":
+        pre -= 1
+    end = len(old) - suf
+    if suf > 0 and end > pre and old[end - 1] == "\r" and old[end] == "\n":
+        suf -= 1
     return Splice(sp.start + pre, sp.end - suf, new[pre : len(new) - suf])
 
 
