@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterator
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,34 +14,54 @@ from steadyhand.text.lines import split_lines
 from steadyhand.text.matching import Splice, apply_splices
 
 
-def apply_unified(old: list[str], diff: str) -> list[str]:
-    """``old`` patched with a unified diff (asserting every context and removed line)."""
+def _hunks(diff: str) -> Iterator[tuple[int, list[tuple[str, str, bool]]]]:
+    """The hunks of a unified diff: each one's first old line (0-based) and its lines as
+    (tag, text, whether the line has a line end: "\\ No newline at end of file" after it
+    says it has none)."""
     lines = diff.split("\n")[2:-1] if diff else []
-    out: list[str] = []
-    pos = i = 0
+    i = 0
     while i < len(lines):
         header = lines[i]
         assert header.startswith("@@ -"), header
         start, _, length = header.split(" ")[1][1:].partition(",")
         first = int(start) - 1 if (int(length) if length else 1) else int(start)
+        body: list[tuple[str, str, bool]] = []
+        i += 1
+        while i < len(lines) and not lines[i].startswith("@@"):
+            tag, text = lines[i][0], lines[i][1:]
+            assert tag in " +-", lines[i]
+            i += 1
+            ends = not (i < len(lines) and lines[i] == "\\ No newline at end of file")
+            if not ends:
+                i += 1
+            body.append((tag, text, ends))
+        yield first, body
+
+
+def _patched(old: list[str], diff: str, *, line_ends: bool) -> list[str]:
+    """``old`` patched with ``diff`` (asserting every context and removed line); with
+    ``line_ends`` the lines carry their line ends, as the diff says them."""
+    out: list[str] = []
+    pos = 0
+    for first, body in _hunks(diff):
         assert first >= pos
         out.extend(old[pos:first])
         pos = first
-        i += 1
-        while i < len(lines) and not lines[i].startswith("@@"):
-            tag, body = lines[i][0], lines[i][1:]
-            if tag == "\\":  # "\ No newline at end of file": about line ends only
-                i += 1
-                continue
+        for tag, text, ends in body:
+            line = text + ("\n" if ends else "") if line_ends else text
             if tag == "+":
-                out.append(body)
+                out.append(line)
             else:
-                assert old[pos] == body
+                assert old[pos] == line, (old[pos], line)
                 if tag == " ":
-                    out.append(body)
+                    out.append(line)
                 pos += 1
-            i += 1
     return out + old[pos:]
+
+
+def apply_unified(old: list[str], diff: str) -> list[str]:
+    """``old`` (lines without their ends) patched with a unified diff."""
+    return _patched(old, diff, line_ends=False)
 
 
 @st.composite
@@ -165,37 +186,8 @@ def test_one_replaced_line_diffs_as_difflib_does(old: list[str], k: int, line: s
 
 
 def apply_exactly(old: str, diff: str) -> str:
-    """``old`` patched with a unified diff, line ends included: a line followed by
-    "\\ No newline at end of file" has none (asserting every context and removed line)."""
-    old_lines = re.findall(r"[^\n]*\n|[^\n]+$", old)
-    lines = diff.split("\n")[2:-1] if diff else []
-    out: list[str] = []
-    pos = i = 0
-    while i < len(lines):
-        header = lines[i]
-        assert header.startswith("@@ -"), header
-        start, _, length = header.split(" ")[1][1:].partition(",")
-        first = int(start) - 1 if (int(length) if length else 1) else int(start)
-        assert first >= pos
-        out.extend(old_lines[pos:first])
-        pos = first
-        i += 1
-        while i < len(lines) and not lines[i].startswith("@@"):
-            tag, body = lines[i][0], lines[i][1:]
-            assert tag in " +-", lines[i]
-            i += 1
-            end = "\n"
-            if i < len(lines) and lines[i] == "\\ No newline at end of file":
-                end = ""
-                i += 1
-            if tag == "+":
-                out.append(body + end)
-            else:
-                assert old_lines[pos] == body + end, (old_lines[pos], body + end)
-                if tag == " ":
-                    out.append(body + end)
-                pos += 1
-    return "".join(out + old_lines[pos:])
+    """``old`` patched with a unified diff, line ends included."""
+    return "".join(_patched(re.findall(r"[^\n]*\n|[^\n]+$", old), diff, line_ends=True))
 
 
 @settings(max_examples=300, deadline=None)

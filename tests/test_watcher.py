@@ -19,14 +19,15 @@ async def _until(seen: list[tuple[str, str]], want: tuple[str, str], timeout: fl
     raise AssertionError(f"{want} not reported; saw {seen}")
 
 
-async def _ready(w: Watcher, probe: Path, seen: list[tuple[str, str]]) -> None:
-    """Rewrite ``probe`` until the watcher reports it: its set-up runs in the background."""
-    for i in range(250):
+async def _ready(w: Watcher, probe: Path, seen: list[tuple[str, str]], *, tries: int = 250) -> None:
+    """Rewrite ``probe`` until the watcher reports it: its set-up (and a new folder's
+    watch) is added in the background."""
+    for i in range(tries):
         probe.write_text(str(i))
         await asyncio.sleep(0.02)
         if any(p == str(probe) for p, _ in seen):
             return
-    raise AssertionError("the watcher never started")
+    raise AssertionError(f"{probe} was never reported; saw {seen}")
 
 
 async def test_status_counts_the_folders_once_set_up(tmp_path: Path) -> None:
@@ -79,12 +80,7 @@ async def test_a_folder_made_inside_a_leaf_later_is_watched(tmp_path: Path) -> N
         assert w.status() == {"state": "watching", "folders": 6}
         (tmp_path / "leaf3" / "sub").mkdir()
         late = tmp_path / "leaf3" / "sub" / "c.txt"
-        for _ in range(100):  # the new folder's watch is added in the background
-            late.write_text("z")
-            await asyncio.sleep(0.02)
-            if any(p == str(late) for p, _ in seen):
-                break
-        assert any(p == str(late) for p, _ in seen)
+        await _ready(w, late, seen, tries=100)  # the new folder's watch is added in the background
         assert w.status()["folders"] == 7
     finally:
         w.stop()
@@ -104,12 +100,7 @@ async def test_a_folder_renamed_is_reported_and_watched_under_its_new_name(
         await _until(seen, (str(tmp_path / "moved"), "folder"))
         seen.clear()
         inside = tmp_path / "moved" / "x.txt"
-        for _ in range(100):  # the new name's watch is added in the background
-            inside.write_text("x")
-            await asyncio.sleep(0.02)
-            if any(p == str(inside) for p, _ in seen):
-                break
-        assert any(p == str(inside) for p, _ in seen)
+        await _ready(w, inside, seen, tries=100)  # the new name's watch is added in the background
         assert not any(p.startswith(str(tmp_path / "d") + "/") for p, _ in seen)
     finally:
         w.stop()
@@ -148,12 +139,7 @@ async def test_changes_anywhere_under_the_root_are_reported(tmp_path: Path) -> N
         # a folder made after the watching started is watched too
         (tmp_path / "new" / "sub").mkdir(parents=True)
         fresh = tmp_path / "new" / "sub" / "b.txt"
-        for _ in range(100):  # the new folder's watch is added in the background
-            fresh.write_text("y")
-            await asyncio.sleep(0.02)
-            if any(p == str(fresh) for p, _ in seen):
-                break
-        assert any(p == str(fresh) for p, _ in seen)
+        await _ready(w, fresh, seen, tries=100)  # the new folder's watch is added in the background
 
         deep.unlink()
         await _until(seen, (str(deep), "deleted"))
