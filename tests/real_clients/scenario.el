@@ -144,6 +144,38 @@
                                         t :json-false))))
       (sh-put 'saves sh-saves)
       (sh-put 'supersession_prompts sh-supersession)
+      ;; 7. the configuration's save handler: a buffer typed in since the version the
+      ;;    server names is not saved (that would save the typing); at that version it is
+      (when (equal sh-config "recommended")
+        (with-current-buffer buf
+          (let* ((uri (if (fboundp 'eglot-path-to-uri)
+                          (eglot-path-to-uri (buffer-file-name))
+                        (eglot--path-to-uri (buffer-file-name))))
+                 (key (intern (concat ":" uri)))
+                 (disk (sh-disk "notes.txt"))
+                 (before eglot--versioned-identifier)
+                 (saves sh-saves)
+                 refused)
+            (goto-char (point-max))
+            (insert "typed after the edit\n")
+            (setq refused (eglot-handle-request server 'steadyhand/saveDocuments
+                                                :uris (vector uri)
+                                                :versions (list key before)))
+            (sh-put 'save_handler
+                    `((refused . ,(length (plist-get refused :saved)))
+                      (disk_before . ,disk)
+                      (disk_after_refusal . ,(sh-disk "notes.txt"))
+                      (modified . ,(if (buffer-modified-p) t :json-false))
+                      (saves . ,(- sh-saves saves))
+                      (accepted . ,(length
+                                    (plist-get
+                                     (eglot-handle-request
+                                      server 'steadyhand/saveDocuments
+                                      :uris (vector uri)
+                                      :versions (list key eglot--versioned-identifier))
+                                     :saved)))
+                      (typed . ,(sh-text))
+                      (disk_after_save . ,(sh-disk "notes.txt")))))))
       (with-current-buffer buf (set-buffer-modified-p nil))
       (ignore-errors (eglot-shutdown server)))))
 

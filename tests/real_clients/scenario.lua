@@ -157,7 +157,30 @@ local function main()
     created = read_file(ws .. '/sub/new.txt'),
     created_loaded = vim.fn.bufloaded(ws .. '/sub/new.txt') == 1,
   }
-  R.saves = saves
+  R.saves = vim.deepcopy(saves)
+
+  -- 7. The configuration's save handler: a buffer typed in since the version the server
+  --    names is not saved (that would save the typing); at that version it is.
+  if config == 'recommended' then
+    local save = _G.steadyhand.handlers['steadyhand/saveDocuments']
+    local uri = vim.uri_from_bufnr(bufnr)
+    local disk_before = read_file(notes)
+    local before = vim.lsp.util.buf_versions[bufnr]
+    vim.api.nvim_buf_set_lines(bufnr, -1, -1, false, { 'typed after the edit' })
+    local typed = buf_text(bufnr)
+    local refused = save(nil, { uris = { uri }, versions = { [uri] = before } })
+    R.save_handler = {
+      refused = refused,
+      disk_before = disk_before,
+      disk_after_refusal = read_file(notes),
+      modified = vim.api.nvim_buf_get_option(bufnr, 'modified'),
+      saves = #saves - #R.saves,
+    }
+    local now = vim.lsp.util.buf_versions[bufnr]
+    R.save_handler.accepted = save(nil, { uris = { uri }, versions = { [uri] = now } })
+    R.save_handler.typed = typed
+    R.save_handler.disk_after_save = read_file(notes)
+  end
 end
 
 local ok, err = xpcall(main, debug.traceback)

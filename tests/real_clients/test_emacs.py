@@ -47,5 +47,10 @@ def test_emacs_eglot_edits_through_its_buffers(tmp_path: Path, config: str) -> N
     if config == "recommended":
         assert r["after_edit"]["modified"] is False and r["after_edit"]["saves"] == 1
         assert r["supersession_prompts"] == 0
+        # the documented save handler leaves a buffer typed in since the edit unsaved
+        h = r["save_handler"]
+        assert h["refused"] == 0 and h["saves"] == 0 and h["modified"] is True, h
+        assert h["disk_after_refusal"] == h["disk_before"]
+        assert h["accepted"] == 1 and h["disk_after_save"] == h["typed"], h
     else:
         assert r["after_edit"]["modified"] is True and r["after_edit"]["saves"] == 0

@@ -43,6 +43,12 @@ def test_neovim_edits_through_its_buffers(tmp_path: Path, config: str) -> None:
         assert len(r["saves"]) == 2  # the edit and the unicode edit; nothing else
         # the editor skipped the outdated versioned edit: only the user's typing is there
         assert r["after_race"]["buffer"] == "typed during the edit\n" + UNICODE_EDITED
+        # the documented save handler leaves a buffer typed in since the edit unsaved
+        h = r["save_handler"]
+        assert h["refused"]["saved"] == [] and h["refused"]["results"][0]["saved"] is False
+        assert h["disk_after_refusal"] == h["disk_before"] and h["modified"] is True
+        assert h["saves"] == 0
+        assert len(h["accepted"]["saved"]) == 1 and h["disk_after_save"] == h["typed"]
     else:
         # the server wrote the buffer's text; Neovim still counts the buffer as modified
         assert r["after_edit"]["modified"] is True and r["after_edit"]["saves"] == 0
