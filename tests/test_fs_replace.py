@@ -163,3 +163,65 @@ def test_extended_attributes_are_kept(tmp_path: Path) -> None:
     _replace(f, b"v2\n")
     assert f.read_bytes() == b"v2\n"
     assert os.getxattr(f, "user.origin") == b"downloaded"
+
+
+class _WriterAtTheSwap(Syscalls):
+    """Another program writes the file right before the checked swap."""
+
+    def __init__(self, path: Path, theirs: bytes) -> None:
+        super().__init__()
+        self.path, self.theirs = path, theirs
+
+    def rename(self, src: str, dst: str, dir_fd: int | None = None, flags: int = 0) -> None:
+        if flags and self.theirs:
+            self.path.write_bytes(self.theirs)  # in place, as an editor saving would
+            self.theirs = b""
+        super().rename(src, dst, dir_fd, flags)
+
+
+def _swap_raced(tmp_path: Path) -> tuple[Path, ToolError]:
+    f = tmp_path / "f.txt"
+    f.write_bytes(b"old\n")
+    with pytest.raises(ToolError) as info:
+        atomic.atomic_write(
+            str(f),
+            b"ours\n",
+            sys=_WriterAtTheSwap(f, b"theirs\n"),
+            fsync=False,
+            expect=content_hash(b"old\n"),
+        )
+    assert info.value.code is ErrorCode.STALE
+    return f, info.value
+
+
+def test_a_write_at_the_swap_is_put_back(tmp_path: Path) -> None:
+    f, err = _swap_raced(tmp_path)
+    assert f.read_bytes() == b"theirs\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]
+    assert "their version is kept" in err.message
+
+
+def test_their_version_survives_when_it_cannot_be_put_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both ways of putting theirs back fail: theirs gets a name no clean-up of temp
+    files removes, and the refusal says where it is and that the file holds ours."""
+
+    class Refusing(Syscalls):
+        def rename(self, src: str, dst: str, dir_fd: int | None = None, flags: int = 0) -> None:
+            raise OSError(5, "Input/output error", src)
+
+    def refuse_replace(*args: object, **kwargs: object) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(atomic, "_PLAIN", Refusing())
+    monkeypatch.setattr(atomic.os, "replace", refuse_replace)
+    f, err = _swap_raced(tmp_path)
+    monkeypatch.undo()
+    kept = err.fields["kept"]
+    assert isinstance(kept, str) and not atomic.TEMP_PATTERN.match(kept)
+    assert (tmp_path / kept).read_bytes() == b"theirs\n"
+    assert f.read_bytes() == b"ours\n"
+    assert kept in err.message and "now holds your content" in err.message
+    atomic.clean_stale_temps(str(tmp_path))
+    assert (tmp_path / kept).read_bytes() == b"theirs\n"

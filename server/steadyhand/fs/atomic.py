@@ -557,7 +557,17 @@ def _swap_checked(
                     os.close(own)
         _remove_displaced(sys, dfd, tmp, path)
         return
-    kept = _put_back(dfd, name, tmp, ino)
+    kept, ours_stays = _put_back(dfd, name, tmp, ino)
+    if ours_stays:
+        raise ToolError(
+            ErrorCode.STALE,
+            f"{path} was changed by someone else while your change was being saved, and "
+            f"their version could not be put back: the file now holds your content and "
+            f"theirs was kept as {kept}. Read both, then write what belongs in {path}.",
+            path=path,
+            refreshed=False,
+            kept=kept,
+        )
     err = _changed(path, "was changed")
     if kept:
         err.message += f" An older copy of their version was kept as {kept}."
@@ -638,26 +648,32 @@ def _remove_displaced(sys: Syscalls, dfd: int, tmp: str, path: str, *, close: bo
             os.close(dfd)
 
 
-def _put_back(dfd: int, name: str, tmp: str, ino: int) -> str | None:
+def _put_back(dfd: int, name: str, tmp: str, ino: int) -> tuple[str | None, bool]:
     """Someone wrote ``name`` between our check and our swap: restore their version.
 
-    Returns the name of a copy kept aside when a yet newer version arrived meanwhile.
+    Returns the name of a copy kept aside, if any, and whether our file stayed under
+    ``name``: a copy is kept when a yet newer version arrived meanwhile (the older of the
+    two), or when theirs cannot go back under its name (theirs, and ours stays).
     """
     try:
         _PLAIN.rename(tmp, name, dfd, RENAME_EXCHANGE)
     except OSError:
-        with contextlib.suppress(OSError):
+        try:
             os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-        return None
+        except OSError:
+            # Theirs is under the temp name, which the clean-up of temp files would
+            # remove: give it a name of its own (the temp name only if even that fails).
+            return _keep_aside(dfd, name, tmp) or tmp, True
+        return None, False
     if _ino_at(dfd, tmp) == ino:
         with contextlib.suppress(OSError):
             os.unlink(tmp, dir_fd=dfd)
-        return None
+        return None, False
     # Our file was itself replaced after the swap: ``tmp`` holds that newest version and
     # ``name`` the one before it. Keep the newest in place and the other aside.
     with contextlib.suppress(OSError):
         _PLAIN.rename(tmp, name, dfd, RENAME_EXCHANGE)
-    return _keep_aside(dfd, name, tmp)
+    return _keep_aside(dfd, name, tmp), False
 
 
 def _pid_alive(pid: int) -> bool:
