@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import difflib
 import re
+import shutil
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -212,3 +215,23 @@ def test_a_change_of_only_the_final_line_end_shows() -> None:
     ds = stat(diff)
     assert (ds.added, ds.removed) == (1, 1)
     assert splices_diff("one\ntwo", "one\ntwo\n", [Splice(7, 7, "\n")], name="f") == diff
+
+
+def test_headers_name_the_file_as_git_does(tmp_path: Path) -> None:
+    """``a/`` and ``b/`` before the path, an absolute path without its leading slash, so
+    the diff applies with ``git apply`` / ``patch -p1`` run at the root."""
+    f = tmp_path / "dir" / "f.py"
+    f.parent.mkdir()
+    f.write_text("one\ntwo\nthree\n")
+    diff = whole_diff("one\ntwo\nthree\n", "one\nTWO\nthree\n", name=str(f))
+    assert diff.splitlines()[:2] == [f"--- a{f}", f"+++ b{f}"]
+    assert whole_diff("x\n", "y\n", name="rel/f.py").startswith("--- a/rel/f.py\n+++ b/rel/f.py\n")
+    git = shutil.which("git")
+    if git is None:
+        return
+    patch = tmp_path / "change.diff"
+    patch.write_text(diff)
+    subprocess.run(
+        [git, "apply", "--unsafe-paths", "--directory=/", "-p1", str(patch)], cwd="/", check=True
+    )
+    assert f.read_text() == "one\nTWO\nthree\n"

@@ -53,6 +53,15 @@ def _lines(text: str, *, at_end: bool) -> list[str]:
     return lines
 
 
+def _header(name: str) -> list[str]:
+    """The two header lines, as git writes them: ``a/`` and ``b/`` before the path, an
+    absolute path without its leading slash (``--- a/home/me/f.py``), so that ``patch
+    -p1`` run at the file system's root (or at a workspace folder, for a relative name)
+    finds the file."""
+    bare = name.lstrip("/")
+    return [f"--- a/{bare}", f"+++ b/{bare}"]
+
+
 def _unified(
     old_lines: list[str],
     new_lines: list[str],
@@ -89,7 +98,7 @@ def _unified_lines(
         return "", DiffStat(0, 0), []
     added = removed = 0
     plus: list[str] = []
-    out = [f"--- a/{name}", f"+++ b/{name}"]
+    out = _header(name)
     for group in groups:
         first, last = group[0], group[-1]
         old_range = _range(first[1], last[2], shift)
@@ -206,7 +215,7 @@ def _aligned_unified(
     if not differ:
         return "", DiffStat(0, 0), []
     n, total, m = CONTEXT, len(a), len(differ)
-    out = [f"--- a/{name}", f"+++ b/{name}"]
+    out = _header(name)
     append = out.append
     plus: list[str] = []
     i, reach = 0, 2 * n + 1
