@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from pathlib import Path
 
 import pytest
 
+from steadyhand.server import SteadyhandServer, _tracked_under
 from steadyhand.watcher import Watcher, is_temp_name, links_tell
 
 
@@ -200,3 +202,33 @@ async def test_changes_anywhere_under_the_root_are_reported(tmp_path: Path) -> N
 )
 def test_temp_names(name: str, temp: bool) -> None:
     assert is_temp_name(f"/w/{name}") is temp
+
+
+def test_tracked_files_under_changed_folders_are_found_in_order() -> None:
+    tracked = ["/w/a/x.py", "/w/b/y.py", "/w/a/deep/z.py", "/w/ab/q.py", "/v/r.py"]
+    found = [p for p in _tracked_under(tracked, {"/w/a", "/v"}) if p is not None]
+    assert found == ["/w/a/x.py", "/w/a/deep/z.py", "/v/r.py"]
+    # a long stretch of files elsewhere still gives the caller a chance to look at the time
+    elsewhere = [f"/other/{i}.py" for i in range(1000)]
+    assert list(_tracked_under(elsewhere, {"/w"})) == [None] * 3
+
+
+async def test_a_folder_recheck_lets_the_event_loop_answer_in_between() -> None:
+    """Checking many tracked files again takes turns of the event loop, a slice each."""
+    checked: list[str] = []
+
+    class Fake:
+        def external_change(self, path: str, kind: str) -> None:
+            time.sleep(0.001)  # about what reading and hashing a file takes
+            checked.append(path)
+
+        _recheck = SteadyhandServer._recheck  # the server's own method, on this stand-in
+
+    paths = [f"/w/{i}.py" for i in range(40)]
+    Fake()._recheck(iter(paths))  # type: ignore[arg-type]
+    assert 0 < len(checked) < len(paths)  # the rest waits for later turns
+    for _ in range(100):
+        if len(checked) == len(paths):
+            break
+        await asyncio.sleep(0)
+    assert checked == paths

@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlparse
 
@@ -132,18 +133,20 @@ class SteadyhandServer(LanguageServer):
 
     def _check_folders(self) -> None:
         """Check every tracked file under the folders reported since the last pass: one
-        walk over what is tracked, however many folders a checkout or an install made."""
+        walk over what is tracked, however many folders a checkout or an install made.
+        The walk and the checks run a few milliseconds per turn of the event loop, so
+        requests are answered in between (each tool checks its file's hash itself)."""
         folders, self._changed_folders = self._changed_folders, set()
-        for tracked in sorted(self.ctx.sessions.tracked_paths()):
-            parent = os.path.dirname(tracked)
-            while True:
-                if parent in folders:
-                    self.external_change(tracked, "modified")
-                    break
-                up = os.path.dirname(parent)
-                if up == parent:
-                    break
-                parent = up
+        self._recheck(_tracked_under(sorted(self.ctx.sessions.tracked_paths()), folders))
+
+    def _recheck(self, paths: Iterator[str | None]) -> None:
+        stop = time.perf_counter() + RECHECK_SLICE_S
+        for path in paths:
+            if path is not None:
+                self.external_change(path, "modified")
+            if time.perf_counter() >= stop:
+                asyncio.get_running_loop().call_soon(self._recheck, paths)
+                return
 
     def _as_written(self, path: str) -> bool:
         """Whether ``path`` has exactly the size and time Steadyhand's own write left."""
@@ -215,6 +218,26 @@ class SteadyhandServer(LanguageServer):
             self.watcher.enabled = settings.watch
         log.info("settings: %s; roots: %s", settings, ctx.roots.workspace + ctx.roots.allowed)
 
+
+def _tracked_under(tracked: Iterable[str], folders: set[str]) -> Iterator[str | None]:
+    """The paths of ``tracked`` that lie under one of ``folders``, in order; None now and
+    then between them, so the caller can look at the clock during a long walk."""
+    for n, path in enumerate(tracked, 1):
+        parent = os.path.dirname(path)
+        while True:
+            if parent in folders:
+                yield path
+                break
+            up = os.path.dirname(parent)
+            if up == parent:
+                if not n % 256:
+                    yield None
+                break
+            parent = up
+
+
+#: Longest stretch of the event loop's time one turn of a folder recheck takes.
+RECHECK_SLICE_S = 0.005
 
 #: Seconds to gather folder events (a checkout makes many at once) before checking the
 #: tracked files under them.
