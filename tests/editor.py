@@ -7,6 +7,7 @@ running a "formatter" first, to imitate format-on-save)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,9 +37,15 @@ class EditorState:
     typed_on_save: str | None = None
     #: Text the user types right after the editor confirms an agent's edit.
     typed_after_edit: str | None = None
+    #: With ``typed_after_edit``: the editor holds its report back this many seconds and
+    #: then sends one, holding the edit and the typing (as VS Code's client does while the
+    #: user keeps typing); None: it reports the edit, then the typing.
+    held_report_s: float | None = None
     #: Run while an edit is being applied (another program writing the file, say).
     during_edit: Callable[[], None] | None = None
     position_encoding: str = "utf-16"
+    #: Each buffer's version right after the last agent edit was applied to it.
+    edited_version: dict[str, int] = field(default_factory=dict)
     notifications: list[tuple[str, Any]] = field(default_factory=list)
 
 
@@ -103,6 +110,7 @@ def install(client: LanguageClient, state: EditorState) -> None:
             buf = state.buffers[uri]
             buf.text = _apply_text_edits(buf.text, edits, state.position_encoding)
             buf.version += 1
+            state.edited_version[uri] = buf.version
             typed = state.typed_after_edit
             if typed is None:
                 _did_change(client, uri, buf)
@@ -112,6 +120,10 @@ def install(client: LanguageClient, state: EditorState) -> None:
             edited = Buffer(buf.text, buf.version, buf.saved_text)
             buf.text += typed
             buf.version += 1
+            if state.held_report_s is not None:
+                held = functools.partial(_did_change, client, uri, buf)
+                asyncio.get_running_loop().call_later(state.held_report_s, held)
+                continue
 
             def report(uri: str = uri, edited: Buffer = edited, buf: Buffer = buf) -> None:
                 _did_change(client, uri, edited)
@@ -139,8 +151,10 @@ def install(client: LanguageClient, state: EditorState) -> None:
                 buf.text += state.typed_on_save
                 buf.version += 1
                 _did_change(client, uri, buf)
-            want = versions.get(uri)
-            if want is not None and want != buf.version:  # as VS Code's client does
+            # as VS Code's client does: nothing newer than the version named, or without
+            # one, than the version the last agent edit left
+            want = versions.get(uri, state.edited_version.get(uri))
+            if want is not None and want != buf.version:
                 refused.append({"uri": uri, "saved": False, "error": "the document changed"})
                 continue
             saved.append(uri)

@@ -462,6 +462,30 @@ async def test_typing_right_after_an_agent_edit_is_never_saved(
     assert again["error"] == "stale", again
 
 
+async def test_an_edit_the_editor_has_not_reported_yet_saves_no_typing(
+    editor: LanguageClient, workspace: Path
+) -> None:
+    """The user keeps typing, so the editor holds its report of the new text back (as
+    VS Code's client does) past the server's wait. The save request then names no version,
+    and the editor saves nothing newer than what the agent's edit left: the typing is not
+    saved, and the result says the disk is unchanged."""
+    f = workspace / "h.txt"
+    f.write_text("alpha\nbeta\n")
+    st = state_of(editor)
+    uri = open_doc(editor, st, f)
+    await settle()
+    await call(editor, READ, file_path="h.txt")
+    st.typed_after_edit, st.held_report_s = "user typing\n", 2.0
+    r = await call(editor, EDIT, file_path="h.txt", old_string="alpha", new_string="ALPHA")
+    assert r["ok"] and r["via"] == "workspaceEdit" and r["on_disk"] is False, r
+    assert "did not save it (the document changed)" in r["message"], r["message"]
+    await settle(2.2)  # the held report arrives
+    assert f.read_text() == "alpha\nbeta\n"
+    assert st.buffers[uri].text == "ALPHA\nbeta\nuser typing\n"
+    again = await call(editor, EDIT, file_path="h.txt", old_string="beta", new_string="B")
+    assert again["error"] == "stale" and "+user typing" in again["diff"], again
+
+
 async def test_typing_as_the_save_arrives_is_never_saved(
     editor: LanguageClient, workspace: Path
 ) -> None:
