@@ -146,6 +146,30 @@ async def test_session_fork_isolation_and_close(client: LanguageClient, workspac
     assert again["error"] == "not_read"
 
 
+async def test_a_forks_first_read_of_a_file_returns_its_content(
+    client: LanguageClient, workspace: Path
+) -> None:
+    """A sub-agent inherits what its parent read (so it may edit), but has not seen the
+    text itself: its first read returns the content, never "unchanged since you last read"."""
+    (workspace / "a.txt").write_text("alpha\nbeta\n")
+    (workspace / "nb.ipynb").write_text(
+        '{"cells": [{"cell_type": "code", "id": "c1", "metadata": {}, "source": ["x = 1"],'
+        ' "outputs": [], "execution_count": null}], "metadata": {}, "nbformat": 4,'
+        ' "nbformat_minor": 5}'
+    )
+    for name in ("a.txt", "nb.ipynb"):
+        await call(client, READ, file_path=name, session="lead")
+    await call(client, "steadyhand.session.fork", session="helper", parent="lead")
+    first = await call(client, READ, file_path="a.txt", session="helper")
+    assert first["ok"] and first["type"] != "file_unchanged" and "beta" in first["message"]
+    again = await call(client, READ, file_path="a.txt", session="helper")
+    assert again["type"] == "file_unchanged"  # now it has seen it
+    nb = await call(client, READ, file_path="nb.ipynb", session="helper")
+    assert nb["ok"] and nb["type"] != "file_unchanged" and "x = 1" in nb["message"], nb
+    lead = await call(client, READ, file_path="a.txt", session="lead")
+    assert lead["type"] == "file_unchanged"
+
+
 async def test_default_session(client: LanguageClient, workspace: Path) -> None:
     (workspace / "g.txt").write_text("g\n")
     await call(client, READ, file_path="g.txt", session="default")

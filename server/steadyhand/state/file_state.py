@@ -312,6 +312,10 @@ class Session:
         self.max_files = max_files
         self.read_only = read_only
         self._records = PackedTable()
+        #: For a fork: the paths this session read itself. The reads it inherited set what
+        #: it may edit, but never make a read of its own answer "unchanged since you last
+        #: read it" (it has not seen the text). None: not a fork.
+        self._own_reads: set[str] | None = None
 
     def __len__(self) -> int:
         return len(self._records)
@@ -328,13 +332,21 @@ class Session:
     def peek(self, path: str) -> FileRecord | None:
         """The record of ``path`` without counting it as used."""
         data = self._records.get(path, touch=False)
-        return None if data is None else unpack_any(path, data)
+        return None if data is None else self._own(unpack_any(path, data))
 
     def get(self, path: str) -> FileRecord | None:
         data = self._records.get(path)
-        return None if data is None else unpack_any(path, data)
+        return None if data is None else self._own(unpack_any(path, data))
+
+    def _own(self, rec: FileRecord) -> FileRecord:
+        own = self._own_reads
+        if own is not None and rec.last_read is not None and rec.path not in own:
+            return rec.replace(last_read=None)
+        return rec
 
     def put(self, record: FileRecord) -> None:
+        if self._own_reads is not None and record.last_read is not None:
+            self._own_reads.add(record.path)
         self._records.set(record.path, pack_any(record))
         if len(self._records) > self.max_files:
             self._records.evict_to(self.max_files)
@@ -349,6 +361,7 @@ class Session:
     def fork(self, name: str, *, read_only: bool = False) -> Session:
         child = Session(name, self.max_files, read_only=read_only)
         child._records = self._records.copy()
+        child._own_reads = set()
         return child
 
 
