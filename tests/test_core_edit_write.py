@@ -52,6 +52,36 @@ async def test_stale_after_external_change_with_diff_then_retry(
     assert f.read_text() == "a = 1\nb = 20\nc = 30\n"
 
 
+async def test_a_refreshed_view_moves_with_the_lines_it_showed(
+    client: LanguageClient, workspace: Path
+) -> None:
+    """Lines removed above a partial view: after the stale refusal (which shows the diff),
+    the lines the agent saw are where they moved to, and only those (and the diff's) count
+    as shown: an edit of text it never saw is refused, one of text it saw goes through."""
+    f = workspace / "long.txt"
+    f.write_text("".join(f"line {i}\n" for i in range(1, 101)))
+    await call(client, READ, file_path="long.txt", offset=50, limit=11)  # lines 50-60
+    f.write_text("".join(f"line {i}\n" for i in range(21, 101)))  # 1-20 removed
+    r = await call(client, EDIT, file_path="long.txt", old_string="line 75\n", new_string="x\n")
+    assert r["error"] == "stale" and r["refreshed"] is True, r
+    unseen = await call(
+        client, EDIT, file_path="long.txt", old_string="line 75\n", new_string="x\n"
+    )
+    assert unseen["error"] == "partial_view", unseen
+    seen = await call(client, EDIT, file_path="long.txt", old_string="line 55\n", new_string="y\n")
+    assert seen["ok"], seen
+    # lines added above: what the agent saw moved down, and still counts as seen
+    g = workspace / "grow.txt"
+    g.write_text("".join(f"row {i}\n" for i in range(1, 41)))
+    await call(client, READ, file_path="grow.txt", offset=1, limit=10)
+    g.write_text("new top\n" + g.read_text())
+    r = await call(client, EDIT, file_path="grow.txt", old_string="row 9\n", new_string="z\n")
+    assert r["error"] == "stale" and r["refreshed"] is True, r
+    again = await call(client, EDIT, file_path="grow.txt", old_string="row 9\n", new_string="z\n")
+    assert again["ok"], again
+    assert g.read_text().startswith("new top\nrow 1\n") and "z\nrow 10\n" in g.read_text()
+
+
 async def test_stale_when_mtime_same_but_content_differs(
     client: LanguageClient, workspace: Path
 ) -> None:

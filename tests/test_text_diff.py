@@ -12,7 +12,15 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from steadyhand.text.diff import region_diff, splices_diff, stat, unified, whole_diff
+from steadyhand.state.file_state import merge_ranges, ranges_through
+from steadyhand.text.diff import (
+    changed_runs,
+    region_diff,
+    splices_diff,
+    stat,
+    unified,
+    whole_diff,
+)
 from steadyhand.text.lines import split_lines
 from steadyhand.text.matching import Splice, apply_splices
 
@@ -235,3 +243,60 @@ def test_headers_name_the_file_as_git_does(tmp_path: Path) -> None:
         [git, "apply", "--unsafe-paths", "--directory=/", "-p1", str(patch)], cwd="/", check=True
     )
     assert f.read_text() == "one\nTWO\nthree\n"
+
+
+@st.composite
+def _rewrites(draw: st.DrawFn) -> tuple[list[str], list[str], list[int | None]]:
+    """Distinct old lines, a new text made of runs kept, dropped or replaced by new lines
+    (and lines inserted), and for each new line the old line it is (None: added)."""
+    n = draw(st.integers(0, 40))
+    old = [f"L{i}" for i in range(n)]
+    new: list[str] = []
+    origin: list[int | None] = []
+    fresh = 0
+    i = 0
+    while i <= n:
+        if draw(st.integers(0, 4)) == 0:  # lines inserted here
+            for _ in range(draw(st.integers(1, 3))):
+                new.append(f"N{fresh}")
+                origin.append(None)
+                fresh += 1
+        if i == n:
+            break
+        action = draw(st.sampled_from(["keep", "keep", "keep", "drop", "replace"]))
+        if action == "keep":
+            new.append(old[i])
+            origin.append(i)
+        elif action == "replace":
+            new.append(f"N{fresh}")
+            origin.append(None)
+            fresh += 1
+        i += 1
+    return old, new, origin
+
+
+def merge_all(spans: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    out: tuple[tuple[int, int], ...] = ()
+    for span in spans:
+        out = merge_ranges(out, span)
+    return out
+
+
+def _lines_of(ranges: tuple[tuple[int, int], ...]) -> set[int]:
+    return {k for a, b in ranges for k in range(a, b + 1)}
+
+
+@settings(max_examples=400, deadline=None)
+@given(_rewrites(), st.lists(st.tuples(st.integers(1, 45), st.integers(0, 6)), max_size=4))
+def test_shown_lines_move_through_a_diff(
+    case: tuple[list[str], list[str], list[int | None]], spans: list[tuple[int, int]]
+) -> None:
+    """After a stale refusal shows the diff, a line counts as shown exactly when it is a
+    line the agent had been shown (now wherever it moved) or a line the diff added."""
+    old, new, origin = case
+    shown = merge_all([(a, a + k) for a, k in spans if a + k <= len(old)])
+    diff = whole_diff("".join(x + "\n" for x in old), "".join(x + "\n" for x in new), name="f")
+    after = ranges_through(shown, changed_runs(diff))
+    seen = _lines_of(shown)
+    want = {j + 1 for j, o in enumerate(origin) if o is None or o + 1 in seen}
+    assert _lines_of(after) == want

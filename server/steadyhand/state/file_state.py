@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -76,6 +76,20 @@ def shift_ranges(
         else:
             out.append((lo, hi))
     return tuple(out)
+
+
+def ranges_through(
+    ranges: tuple[Range, ...], runs: Sequence[tuple[int, int, int]]
+) -> tuple[Range, ...]:
+    """Ranges after a diff whose runs of changed lines are ``runs`` (first old line,
+    lines removed, lines added; in order, as :func:`changed_runs` gives them): shown
+    lines move with the text, shown lines removed are gone, and the added lines count as
+    shown (the diff showed them)."""
+    for first, removed, added in reversed(runs):  # from the bottom: the tops stay put
+        ranges = shift_ranges(
+            ranges, first, first + removed - 1, added - removed, first + added - 1
+        )
+    return ranges
 
 
 @dataclass(frozen=True, slots=True)

@@ -350,6 +350,44 @@ def _grouped(codes: list[Opcode], n: int) -> list[list[Opcode]]:
     return groups
 
 
+def changed_runs(diff: str) -> list[tuple[int, int, int]]:
+    """Each run of changed lines of a diff from :func:`unified`, in order: the first old
+    line it replaces (1-based; for a run that only adds lines, the old line it comes
+    before), how many old lines it removes and how many new lines it adds."""
+    runs: list[tuple[int, int, int]] = []
+    old_line = 0
+    removed = added = 0
+    start = 0
+
+    def close() -> None:
+        nonlocal removed, added
+        if removed or added:
+            runs.append((start, removed, added))
+        removed = added = 0
+
+    for line in diff.split("\n")[2:]:
+        if line.startswith("@@"):
+            close()
+            old = line.split(" ")[1][1:]
+            first, _, count = old.partition(",")
+            # "-5,0" names the line before an insertion: the run comes before line 6
+            old_line = int(first) + (1 if count == "0" else 0)
+        elif line.startswith("-"):
+            if not (removed or added):
+                start = old_line
+            removed += 1
+            old_line += 1
+        elif line.startswith("+"):
+            if not (removed or added):
+                start = old_line
+            added += 1
+        elif line.startswith(" "):
+            close()
+            old_line += 1
+    close()
+    return runs
+
+
 def stat(diff: str) -> DiffStat:
     """Lines added and removed by a diff from :func:`unified`."""
     last = _last_whole

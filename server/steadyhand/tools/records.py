@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.protocol.errors import ErrorCode, ToolError
-from steadyhand.state.file_state import FileRecord, Range, Session
+from steadyhand.state.file_state import FileRecord, Range, Session, ranges_through
 from steadyhand.state.staleness import is_stale
-from steadyhand.text.diff import whole_diff
+from steadyhand.text.diff import changed_runs, whole_diff
 from steadyhand.text.lines import EndingStats, line_ending_name
 from steadyhand.tools.context import ToolContext
 
@@ -78,6 +78,10 @@ def require_read(session: Session, path: str, tool: str) -> FileRecord:
     return rec
 
 
+#: The tool name under which notebook edits check staleness: their records count cells.
+NOTEBOOK_TOOL = "notebook edit"
+
+
 def refuse_if_stale(
     ctx: ToolContext, session: Session, rec: FileRecord, snap: Snapshot, tool: str
 ) -> None:
@@ -95,7 +99,12 @@ def refuse_if_stale(
         diff = whole_diff(seen, snap.view, name=_name(snap.path))
     n_lines = diff.count("\n")
     if diff and n_lines <= ctx.settings.stale_diff_max_lines:
-        shown = full_range(snap) if rec.full_view else rec.shown
+        shown = rec.shown
+        if rec.full_view:
+            shown = full_range(snap)
+        elif tool != NOTEBOOK_TOOL:  # (a notebook's record counts cells, not lines)
+            # what the agent saw moves with the text; what the diff showed it is seen too
+            shown = ranges_through(rec.shown, changed_runs(diff))
         session.put(record_for(snap, shown, None, remember(ctx, snap)))
         raise ToolError(
             ErrorCode.STALE,
