@@ -370,3 +370,154 @@ async def test_open_notebook_is_edited_through_the_editor(
     nb.cells[1].execution_count = None
     assert st.buffers[uri].text == nbformat.writes(nb)
     assert path.read_text(encoding="utf-8") == nbformat.writes(nb)
+
+
+def _old_notebook(path: Path, n: int) -> bytes:
+    """A notebook in format 4.4: its cells have no ids, so they are named ``cell-N``."""
+    nb = new_notebook(cells=[new_code_cell(f"x{i} = {i}") for i in range(1, n + 1)])
+    nb.nbformat_minor = 4
+    for c in nb.cells:
+        del c["id"]
+    write_nb(path, nb)
+    return path.read_bytes()
+
+
+def _sources(path: Path) -> list[str]:
+    return ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]]
+
+
+async def test_a_delete_renumbers_positional_names_and_old_names_are_refused(
+    client: LanguageClient, workspace: Path
+) -> None:
+    path = workspace / "old.ipynb"
+    _old_notebook(path, 5)
+    await call(client, READ, file_path="old.ipynb")
+    gone = await call(client, NB_EDIT, file_path="old.ipynb", cell_id="cell-2", edit_mode="delete")
+    assert gone["ok"], gone
+    assert "cell-3 is now cell-2" in gone["message"] and "cell-5 is now cell-4" in gone["message"]
+    before = path.read_bytes()
+    # The model still counts as it read: "cell-3" meant x3, which is cell-2 now.
+    stale_name = await call(
+        client, NB_EDIT, file_path="old.ipynb", cell_id="cell-3", edit_mode="delete"
+    )
+    assert stale_name["ok"] is False and stale_name["error"] == "partial_view"
+    assert "offset=3" in stale_name["message"] and "position" in stale_name["message"]
+    assert path.read_bytes() == before
+    # Cells before the deleted one kept their names.
+    kept = await call(client, NB_EDIT, file_path="old.ipynb", cell_id="cell-1", new_source="y")
+    assert kept["ok"], kept
+    r = await call(client, READ, file_path="old.ipynb", offset=3, limit=1)
+    assert "x4 = 4" in r["message"]
+    now = await call(client, NB_EDIT, file_path="old.ipynb", cell_id="cell-3", edit_mode="delete")
+    assert now["ok"], now
+    assert _sources(path) == ["y", "x3 = 3", "x5 = 5"]
+
+
+async def test_an_insert_renumbers_positional_names(
+    client: LanguageClient, workspace: Path
+) -> None:
+    path = workspace / "old.ipynb"
+    _old_notebook(path, 3)
+    await call(client, READ, file_path="old.ipynb")
+    ins = await call(
+        client, NB_EDIT, file_path="old.ipynb", edit_mode="insert", cell_type="code", new_source="z"
+    )
+    assert ins["ok"] and ins["cell_id"] == "cell-1"
+    assert "cell-1 is now cell-2" in ins["message"] and "cell-3 is now cell-4" in ins["message"]
+    before = path.read_bytes()
+    r = await call(client, NB_EDIT, file_path="old.ipynb", cell_id="cell-2", new_source="w")
+    assert r["ok"] is False and r["error"] == "partial_view"
+    assert path.read_bytes() == before
+    # The cell the insert wrote is known by its new name.
+    mine = await call(client, NB_EDIT, file_path="old.ipynb", cell_id="cell-1", new_source="zz")
+    assert mine["ok"], mine
+    assert _sources(path) == ["zz", "x1 = 1", "x2 = 2", "x3 = 3"]
+
+
+async def test_positional_names_moved_by_another_session_are_refused(
+    client: LanguageClient, workspace: Path
+) -> None:
+    path = workspace / "old.ipynb"
+    _old_notebook(path, 4)
+    await call(client, READ, file_path="old.ipynb", session="a")
+    await call(client, READ, file_path="old.ipynb", session="b")
+    gone = await call(
+        client, NB_EDIT, file_path="old.ipynb", cell_id="cell-1", edit_mode="delete", session="a"
+    )
+    assert gone["ok"], gone
+    before = path.read_bytes()
+    stale = await call(
+        client, NB_EDIT, file_path="old.ipynb", cell_id="cell-2", new_source="b", session="b"
+    )
+    assert stale["ok"] is False and stale["error"] == "stale"
+    retry = await call(
+        client, NB_EDIT, file_path="old.ipynb", cell_id="cell-2", new_source="b", session="b"
+    )
+    assert retry["ok"] is False and retry["error"] == "partial_view"
+    assert path.read_bytes() == before
+
+
+def _nb45(cells: list[dict[str, Any]]) -> str:
+    return json.dumps(
+        {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1
+    )
+
+
+def _code(cid: str, source: str) -> dict[str, Any]:
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": cid,
+        "metadata": {},
+        "outputs": [],
+        "source": source,
+    }
+
+
+async def test_duplicate_ids_are_ambiguous_and_positions_pick_one(
+    client: LanguageClient, workspace: Path
+) -> None:
+    path = workspace / "dup.ipynb"
+    path.write_text(_nb45([_code("abc", "first"), _code("m1", "mid"), _code("abc", "second")]))
+    await call(client, READ, file_path="dup.ipynb")
+    before = path.read_bytes()
+    r = await call(client, NB_EDIT, file_path="dup.ipynb", cell_id="abc", new_source="E")
+    assert r["ok"] is False and r["error"] == "ambiguous"
+    assert r["cells"] == [1, 3] and "cell-1 or cell-3" in r["message"]
+    assert path.read_bytes() == before
+    # A cell with an id of its own is named by it, never by a position that can move.
+    own = await call(client, NB_EDIT, file_path="dup.ipynb", cell_id="cell-2", new_source="E")
+    assert own["ok"] is False and own["error"] == "no_match" and "'m1'" in own["message"]
+    pick = await call(client, NB_EDIT, file_path="dup.ipynb", cell_id="cell-3", new_source="E")
+    assert pick["ok"], pick
+    assert _sources(path) == ["first", "mid", "E"]
+
+
+async def test_a_type_change_keeps_attachments_where_allowed(
+    client: LanguageClient, workspace: Path
+) -> None:
+    att = {"img.png": {"image/png": "iVBORw0KGgo="}}
+    md = {
+        "attachments": att,
+        "cell_type": "markdown",
+        "id": "m1",
+        "metadata": {"tags": ["t"]},
+        "source": "![x](attachment:img.png)",
+    }
+    path = workspace / "att.ipynb"
+    path.write_text(_nb45([md]))
+    await call(client, READ, file_path="att.ipynb")
+    raw = await call(
+        client, NB_EDIT, file_path="att.ipynb", cell_id="m1", new_source="r", cell_type="raw"
+    )
+    assert raw["ok"] and "dropped" not in raw["message"], raw
+    (cell,) = json.loads(path.read_text())["cells"]
+    assert cell["cell_type"] == "raw" and cell["attachments"] == att
+    assert cell["metadata"] == {"tags": ["t"]}
+    code = await call(
+        client, NB_EDIT, file_path="att.ipynb", cell_id="m1", new_source="c", cell_type="code"
+    )
+    assert code["ok"] and "`attachments` were dropped" in code["message"], code
+    (cell,) = json.loads(path.read_text())["cells"]
+    assert cell["cell_type"] == "code" and "attachments" not in cell
+    nbformat.validate(nbformat.reads(path.read_text(), as_version=4))

@@ -6,10 +6,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pytest_lsp import LanguageClient
 
+from steadyhand.formats import outline
+from steadyhand.formats.outline import stream_outline
 from steadyhand.fs import reader
+from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.text.encoding import BinaryContent, decode
+from steadyhand.text.lines import split_lines, to_view
+from tests.conftest import call, client_with
 
 
 def _fresh(path: str, offset: int, limit: int) -> reader.Window:
@@ -70,3 +78,93 @@ def test_files_with_carriage_returns_are_not_indexed(tmp_path: Path) -> None:
     _fresh(str(f), 1, 5)
     with reader._INDEX_LOCK:
         assert str(f) not in reader._INDEXES
+
+
+def _as_decoded(data: bytes) -> list[str]:
+    """The lines a whole read of ``data`` shows."""
+    return split_lines(to_view(decode(data)[0]))
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"caf\xe9 one\n" * 40,  # Latin-1 from the first line
+        "café ✓\n".encode() * 40 + b"last \xff\n",  # UTF-8 until the last line
+        "café\n".encode() * 40 + b"\xc3",  # ends inside a character
+    ],
+)
+def test_large_files_that_are_not_utf8_read_as_latin1_like_small_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes
+) -> None:
+    monkeypatch.setattr(reader, "CHUNK", 16)
+    monkeypatch.setattr(outline, "CHUNK", 16)
+    f = tmp_path / "big.txt"
+    f.write_bytes(data)
+    whole = _as_decoded(data)
+    assert decode(data)[1].label == "latin-1"
+    fresh = _fresh(str(f), 2, 3)
+    assert fresh.encoding.label == "latin-1" and fresh.lines == whole[1:4]
+    indexed = reader.stream_window(str(f), 30, 2)  # from the index the pass left
+    assert indexed.encoding.label == "latin-1" and indexed.lines == whole[29:31]
+    ol = stream_outline(str(f))
+    assert ol.encoding is not None and ol.encoding.label == "latin-1" and ol.hash == fresh.hash
+    assert [text for text, _ in ol.head] == whole[:20] and ol.total_lines == len(whole)
+
+
+def test_invalid_utf8_after_a_bom_is_binary_in_ranges_too(tmp_path: Path) -> None:
+    f = tmp_path / "big.txt"
+    f.write_bytes(b"\xef\xbb\xbfok\n" + b"x\xff\n")
+    with pytest.raises(ToolError) as e:
+        _fresh(str(f), 1, 1)
+    assert e.value.code is ErrorCode.BINARY
+    with pytest.raises(ToolError) as o:
+        stream_outline(str(f))
+    assert o.value.code is ErrorCode.BINARY
+
+
+@pytest.mark.parametrize("bom", [b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff"])
+def test_utf32_is_refused_as_not_supported(tmp_path: Path, bom: bytes) -> None:
+    codec = "utf-32-le" if bom.startswith(b"\xff") else "utf-32-be"
+    data = bom + "a\nb\n".encode(codec)
+    with pytest.raises(BinaryContent, match="UTF-32"):
+        decode(data)
+    f = tmp_path / "u32.txt"
+    f.write_bytes(data)
+    for scan in (lambda: _fresh(str(f), 1, 1), lambda: stream_outline(str(f))):
+        with pytest.raises(ToolError) as e:
+            scan()
+        assert e.value.code is ErrorCode.BINARY and "UTF-32" in e.value.message
+
+
+def test_a_large_utf16_file_refusal_says_what_to_do(tmp_path: Path) -> None:
+    f = tmp_path / "u16.txt"
+    f.write_bytes(b"\xff\xfe" + "line\n".encode("utf-16-le") * 10)
+    with pytest.raises(ToolError) as e:
+        _fresh(str(f), 1, 1)
+    assert e.value.code is ErrorCode.TOO_LARGE
+    assert "ask the user" in e.value.message and "no read can show it" in e.value.message
+
+
+small = client_with({"maxReadBytes": 1000})
+
+
+async def test_a_large_latin1_file_is_edited_with_the_text_a_range_showed(
+    small: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "big.txt"
+    data = b"caf\xe9 line\n" * 100 + b"na\xefve end\n" + b"caf\xe9 line\n" * 100
+    f.write_bytes(data)
+    r = await call(small, "steadyhand.read", file_path="big.txt", offset=100, limit=3)
+    assert r["ok"] and r["encoding"] == "latin-1", r
+    assert "naïve end" in r["message"]
+    e = await call(
+        small, "steadyhand.edit", file_path="big.txt", old_string="naïve end", new_string="naïf"
+    )
+    assert e["ok"], e
+    assert f.read_bytes() == data.replace(b"na\xefve end", b"na\xeff")
+
+
+async def test_a_small_utf32_file_is_refused(small: LanguageClient, workspace: Path) -> None:
+    (workspace / "u32.txt").write_bytes(b"\xff\xfe\x00\x00" + "hi\n".encode("utf-32-le"))
+    r = await call(small, "steadyhand.read", file_path="u32.txt")
+    assert r["ok"] is False and r["error"] == "binary" and "UTF-32" in r["message"], r

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args, get_type_hints
 
+from steadyhand.paths.globs import invalid_glob
+
 log = logging.getLogger(__name__)
 
 SaveAfterEdit = Literal["whenClean", "always", "never"]
@@ -30,6 +32,8 @@ DEFAULT_PROTECTED_GLOBS: tuple[str, ...] = (
     ".vs/**",
     ".zed/**",
     ".fleet/**",
+    # A workspace file holds editor settings, which could widen what agents may do.
+    "**/*.code-workspace",
 )
 
 
@@ -109,11 +113,29 @@ class Settings:
             if coerced is _BAD:
                 log.warning("ignoring setting %r: unexpected value %r", key, value)
                 continue
+            if name in _GLOB_SETTINGS:
+                coerced = _usable_globs(key, coerced)
             changes[name] = coerced
         return dataclasses.replace(self, **changes)
 
 
 _BAD = object()
+
+#: Settings holding globs: each pattern is checked when the settings load.
+_GLOB_SETTINGS = frozenset({"deny_globs", "protected_globs"})
+
+
+def _usable_globs(key: str, patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """``patterns`` without those that cannot be used, each logged: one bad pattern in a
+    settings file must not make every path check fail, nor drop the good ones."""
+    kept: list[str] = []
+    for pattern in patterns:
+        why = invalid_glob(pattern)
+        if why is None:
+            kept.append(pattern)
+        else:
+            log.warning("ignoring pattern %r in setting %r: %s", pattern, key, why)
+    return tuple(kept)
 
 
 def _snake(name: str) -> str:

@@ -136,16 +136,54 @@ class Notebook:
             return str(ks["language"])
         return "unknown"
 
-    def find(self, cell_id: str) -> CellSpan | None:
+    def duplicate_ids(self) -> frozenset[str]:
+        """Real ids that more than one cell carries."""
+        seen: set[str] = set()
+        dups: set[str] = set()
         for c in self.cells:
-            if c.real_id == cell_id:
-                return c
-        m = _SYNTHETIC_ID.fullmatch(cell_id.strip())
-        if m is not None:
-            n = int(m.group(1))
-            if 1 <= n <= len(self.cells):
-                return self.cells[n - 1]
-        return None
+            rid = c.real_id
+            if rid is not None:
+                (dups if rid in seen else seen).add(rid)
+        return frozenset(dups)
+
+    def lookup(self, name: str) -> CellRef:
+        """The cells ``name`` names: every cell with that real id, else (for ``cell-N``)
+        the cell at position N. The caller refuses a name that matches several cells, so
+        an edit never lands on a cell the model did not single out."""
+        by_id = tuple(c for c in self.cells if c.real_id == name)
+        if by_id:
+            return CellRef(by_id, by_position=False)
+        n = position_of(name)
+        if n is not None and 1 <= n <= len(self.cells):
+            return CellRef((self.cells[n - 1],), by_position=True)
+        return CellRef((), by_position=n is not None)
+
+    def find(self, cell_id: str) -> CellSpan | None:
+        """The one cell ``cell_id`` names, or None (when it names none, or several)."""
+        ref = self.lookup(cell_id)
+        return ref.cells[0] if len(ref.cells) == 1 else None
+
+
+def position_of(name: str) -> int | None:
+    """N for a positional name ``cell-N``."""
+    m = _SYNTHETIC_ID.fullmatch(name.strip())
+    return int(m.group(1)) if m is not None else None
+
+
+def named_by_position(cell: CellSpan, duplicates: frozenset[str]) -> bool:
+    """Whether the only name that singles ``cell`` out is its position (``cell-N``): it has
+    no id, or shares its id with another cell. Such names move when cells are inserted or
+    deleted before it."""
+    rid = cell.real_id
+    return rid is None or rid in duplicates
+
+
+@dataclass(frozen=True, slots=True)
+class CellRef:
+    """What a cell name matched, and whether it named a position."""
+
+    cells: tuple[CellSpan, ...]
+    by_position: bool
 
 
 def join_text(value: Any) -> str:
@@ -407,6 +445,26 @@ def _new_id(nb: Notebook) -> str:
             return candidate
 
 
+#: Keys the nbformat v4 schema allows in a cell of each type.
+_CELL_KEYS = {
+    "code": frozenset({"id", "cell_type", "metadata", "execution_count", "outputs", "source"}),
+    "markdown": frozenset({"id", "cell_type", "metadata", "attachments", "source"}),
+    "raw": frozenset({"id", "cell_type", "metadata", "attachments", "source"}),
+}
+_KNOWN_KEYS = frozenset().union(*_CELL_KEYS.values())
+
+
+def dropped_keys(cell: CellSpan, cell_type: str) -> tuple[str, ...]:
+    """Keys of ``cell`` a cell of ``cell_type`` may not have (they go with the type
+    change). Outputs and the execution count are reported as cleared, not here."""
+    allowed = _CELL_KEYS.get(cell_type, _KNOWN_KEYS)
+    return tuple(
+        k
+        for k in cell.members
+        if k in _KNOWN_KEYS and k not in allowed and k not in ("outputs", "execution_count")
+    )
+
+
 def _new_cell(
     nb: Notebook, cell_type: str, source: str, keep: CellSpan | None = None
 ) -> dict[str, Any]:
@@ -422,6 +480,13 @@ def _new_cell(
         values["execution_count"] = None
         values["outputs"] = []
     values["source"] = split_source(source)
+    if keep is not None:
+        # A type change keeps what the new type may hold (a markdown cell's attachments
+        # stay with a raw cell), and keys nbformat does not know: they are the user's.
+        allowed = _CELL_KEYS.get(cell_type, _KNOWN_KEYS)
+        for key, m in keep.members.items():
+            if key not in values and (key in allowed or key not in _KNOWN_KEYS):
+                values[key] = m.value
     if nb.style.sort_keys:
         return values
     order = [k for k in nb.style.key_order if k in values]
@@ -455,6 +520,8 @@ class CellEdit:
     old_source: str
     new_source: str
     cleared_outputs: bool = False
+    #: Keys the cell lost because its new type may not have them (e.g. ``attachments``).
+    dropped: tuple[str, ...] = ()
 
 
 def replace_cell(nb: Notebook, cell: CellSpan, source: str, cell_type: str | None) -> CellEdit:
@@ -471,6 +538,7 @@ def replace_cell(nb: Notebook, cell: CellSpan, source: str, cell_type: str | Non
             cell.source,
             source,
             cleared,
+            dropped_keys(cell, cell_type),
         )
     splices: list[Splice] = []
     src = cell.members.get("source")

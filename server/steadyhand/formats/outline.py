@@ -15,11 +15,12 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from steadyhand.fs.reader import read_failed
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import streaming_hasher
-from steadyhand.text.encoding import Encoding, sniff_encoding
+from steadyhand.text.encoding import BinaryContent, Encoding, looks_binary, sniff_encoding
 from steadyhand.text.render import TRUNCATION_MARKER
 
 #: How many of the file's first lines the outline shows.
@@ -240,11 +241,26 @@ def outline_of_lines(path: str, lines: Iterable[str], size: int) -> Outline:
     return Outline(path, size, b.total_lines, b.head, b.entries, b.more_entries, b.language)
 
 
-def _stream_lines(path: str, fd: int, hasher: object) -> Iterator[tuple[str, int, Encoding, str]]:
-    """Yield (line prefix, line length, encoding, line endings so far) for each line."""
+class _NotUtf8(Exception):
+    """The text is not valid in its encoding (raised at its first invalid sequence)."""
+
+    def __init__(self, enc: Encoding) -> None:
+        super().__init__()
+        self.enc = enc
+
+
+def _stream_lines(
+    path: str, fd: int, hasher: object, latin1: bool = False
+) -> Iterator[tuple[str, int, Encoding, str]]:
+    """Yield (line prefix, line length, encoding, line endings so far) for each line.
+
+    Text without a byte-order mark is decoded as strict UTF-8, or as Latin-1 when
+    ``latin1`` is set; the first invalid UTF-8 sequence raises :class:`_NotUtf8`, so the
+    caller can start over in Latin-1 as :func:`~steadyhand.text.encoding.decode` would.
+    """
     update = hasher.update  # type: ignore[attr-defined]
     decoder: codecs.IncrementalDecoder | None = None
-    enc = Encoding("utf-8")
+    enc = Encoding("latin-1" if latin1 else "utf-8")
     tail = ""  # the current line's prefix (at most LINE_PREFIX characters)
     tail_len = 0
     pending_cr = False
@@ -263,19 +279,27 @@ def _stream_lines(path: str, fd: int, hasher: object) -> Iterator[tuple[str, int
         update(chunk)
         if first:
             first = False
-            sniffed = sniff_encoding(chunk[:4])
+            try:
+                sniffed = sniff_encoding(chunk[:4])
+            except BinaryContent as exc:
+                raise ToolError(
+                    ErrorCode.BINARY, f"{path} is a binary file ({exc}).", path=path
+                ) from exc
             if sniffed is not None:
                 enc = sniffed
                 chunk = chunk[len(sniffed.bom_bytes()) :]
-            elif b"\x00" in chunk[:8192]:
+            elif looks_binary(chunk):
                 raise ToolError(
                     ErrorCode.BINARY,
                     f"{path} is a binary file; it cannot be read as text.",
                     path=path,
                 )
-            decoder = codecs.getincrementaldecoder(enc.codec)("replace")
+            decoder = codecs.getincrementaldecoder(enc.codec)("strict")
         assert decoder is not None
-        text = decoder.decode(chunk)
+        try:
+            text = decoder.decode(chunk)
+        except UnicodeDecodeError as exc:
+            raise _NotUtf8(enc) from exc
         if pending_cr:
             text = "\r" + text
             pending_cr = False
@@ -306,10 +330,26 @@ def _stream_lines(path: str, fd: int, hasher: object) -> Iterator[tuple[str, int
             if tail_len < LINE_PREFIX:
                 tail += text[start : start + LINE_PREFIX - tail_len]
             tail_len += rest
+    if decoder is not None:
+        try:
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError as exc:  # the file ends inside a character
+            raise _NotUtf8(enc) from exc
     if pending_cr:
         saw_cr = True
     if pending_cr or has_partial:
         yield tail, tail_len, enc, style()
+
+
+def _scan(path: str, fd: int, latin1: bool) -> tuple[Any, OutlineBuilder, Encoding, str]:
+    hasher = streaming_hasher()
+    b = OutlineBuilder(language_of(path))
+    enc = Encoding("latin-1" if latin1 else "utf-8")
+    style = "none"
+    for line, length, line_enc, line_style in _stream_lines(path, fd, hasher, latin1):
+        b.feed(line, length)
+        enc, style = line_enc, line_style
+    return hasher, b, enc, style
 
 
 def stream_outline(path: str) -> Outline:
@@ -317,14 +357,21 @@ def stream_outline(path: str) -> Outline:
     from steadyhand.fs.reader import _open
 
     fd, st = _open(path)
-    hasher = streaming_hasher()
-    b = OutlineBuilder(language_of(path))
-    enc = Encoding("utf-8")
-    style = "none"
     try:
-        for line, length, line_enc, line_style in _stream_lines(path, fd, hasher):
-            b.feed(line, length)
-            enc, style = line_enc, line_style
+        try:
+            hasher, b, enc, style = _scan(path, fd, latin1=False)
+        except _NotUtf8 as exc:
+            if exc.enc.bom:
+                raise ToolError(
+                    ErrorCode.BINARY,
+                    f"{path} is a binary file (invalid {exc.enc.codec} after its byte-order "
+                    "mark); it cannot be read or edited as text.",
+                    path=path,
+                ) from exc
+            # Not UTF-8: scanned again from the start as Latin-1, as a whole read would
+            # decode it, so the head lines are the text an edit matches.
+            os.lseek(fd, 0, os.SEEK_SET)
+            hasher, b, enc, style = _scan(path, fd, latin1=True)
     except OSError as exc:
         raise read_failed(path, exc) from exc
     finally:

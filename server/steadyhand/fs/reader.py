@@ -9,6 +9,7 @@ memory: the hash, the line count and the requested window come out together.
 from __future__ import annotations
 
 import bisect
+import codecs
 import os
 import stat
 import threading
@@ -17,7 +18,13 @@ from dataclasses import dataclass
 from steadyhand.fs.atomic import open_confined
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import streaming_hasher
-from steadyhand.text.encoding import BinaryContent, Encoding, decode, sniff_encoding
+from steadyhand.text.encoding import (
+    BinaryContent,
+    Encoding,
+    decode,
+    looks_binary,
+    sniff_encoding,
+)
 
 CHUNK = 1 << 20
 
@@ -188,15 +195,43 @@ def _window_at(fd: int, path: str, index: LineIndex, lo: int, hi: int) -> list[s
     return lines
 
 
+def _first_chunk(path: str, chunk: bytes) -> Encoding | None:
+    """The byte-order mark's encoding of a large file, refusing what a ranged read cannot
+    show as text: what :func:`decode` refuses, and UTF-16."""
+    try:
+        sniffed = sniff_encoding(chunk[:4])
+    except BinaryContent as exc:
+        raise ToolError(ErrorCode.BINARY, f"{path} is a binary file ({exc}).", path=path) from exc
+    if sniffed is not None and sniffed.codec != "utf-8":
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"{path} is UTF-16 text too large to read whole, and ranged reads of large "
+            "files support UTF-8 and Latin-1 only, so no read can show it. Do not retry; "
+            "ask the user for the part you need, or to convert the file to UTF-8.",
+            path=path,
+            encoding=sniffed.label,
+        )
+    if sniffed is None and looks_binary(chunk):
+        raise ToolError(
+            ErrorCode.BINARY, f"{path} is a binary file; it cannot be read as text.", path=path
+        )
+    return sniffed
+
+
 def _full_pass(fd: int, st: os.stat_result, path: str, offset: int, limit: int) -> Window:
     hasher = streaming_hasher()
-    lines: list[str] = []
+    kept: list[bytes] = []  # the window's lines, decoded once the encoding is known
     total = 0  # complete lines seen so far
     partial = False  # the current line has content after the last break
     tail = b""  # bytes of the current line, kept only when it is inside the window
     pending_cr = False
     saw_crlf = saw_cr = False
     enc = Encoding("utf-8")
+    # Every byte is checked as strict UTF-8, as a whole read decodes it: the first
+    # invalid sequence anywhere makes the file Latin-1, like :func:`decode` does, so a
+    # range shows the text an edit will match.
+    utf8 = codecs.getincrementaldecoder("utf-8")("strict")
+    valid = True
     lo, hi = offset, offset + limit - 1
     first = True
     consumed = 0  # bytes read before this chunk
@@ -213,24 +248,16 @@ def _full_pass(fd: int, st: os.stat_result, path: str, offset: int, limit: int) 
             consumed += len(chunk)
             if first:
                 first = False
-                sniffed = sniff_encoding(chunk[:4])
-                if sniffed is not None and sniffed.codec != "utf-8":
-                    raise ToolError(
-                        ErrorCode.TOO_LARGE,
-                        f"{path} is a large UTF-16 file; ranged reads of files over the read "
-                        "cap support UTF-8 only.",
-                        path=path,
-                    )
+                sniffed = _first_chunk(path, chunk)
                 if sniffed is not None:
                     enc = sniffed
                     chunk = chunk[3:]
                     base += 3
-                if b"\x00" in chunk[:8192]:
-                    raise ToolError(
-                        ErrorCode.BINARY,
-                        f"{path} is a binary file; it cannot be read as text.",
-                        path=path,
-                    )
+            if valid:
+                try:
+                    utf8.decode(chunk)
+                except UnicodeDecodeError:
+                    valid = False
             if pending_cr:
                 chunk = b"\r" + chunk
                 pending_cr = False
@@ -258,7 +285,7 @@ def _full_pass(fd: int, st: os.stat_result, path: str, offset: int, limit: int) 
             for part in parts[:-1]:
                 total += 1
                 if lo <= total <= hi:
-                    lines.append((tail + part)[:_MAX_KEPT_LINE].decode(enc.codec, "replace"))
+                    kept.append((tail + part)[:_MAX_KEPT_LINE])
                 tail = b""
             last = parts[-1]
             if breaks == 0:
@@ -277,12 +304,33 @@ def _full_pass(fd: int, st: os.stat_result, path: str, offset: int, limit: int) 
         if partial or tail_done:
             total += 1
             if lo <= total <= hi:
-                lines.append(tail[:_MAX_KEPT_LINE].decode(enc.codec, "replace"))
+                kept.append(tail[:_MAX_KEPT_LINE])
     except OSError as exc:
         raise read_failed(path, exc) from exc
+    if valid:
+        try:
+            utf8.decode(b"", final=True)
+        except UnicodeDecodeError:
+            valid = False
+    if not valid:
+        enc = _not_utf8(path, enc)
     digest = hasher.hexdigest()
     if indexable and not saw_cr and consumed == st.st_size:
         _remember_index(
             path, LineIndex(_identity(st), digest, total, enc, mark_lines, mark_offsets)
         )
+    # ("replace" only matters for a line cut inside a character: the rest is valid.)
+    lines = [b.decode(enc.codec, "replace") for b in kept]
     return Window(lines, total, digest, st, enc, saw_crlf, saw_cr)
+
+
+def _not_utf8(path: str, enc: Encoding) -> Encoding:
+    """The encoding of a file that is not valid UTF-8, as :func:`decode` decides it."""
+    if enc.bom:
+        raise ToolError(
+            ErrorCode.BINARY,
+            f"{path} is a binary file (invalid utf-8 after its byte-order mark); it cannot "
+            "be read or edited as text.",
+            path=path,
+        )
+    return Encoding("latin-1")

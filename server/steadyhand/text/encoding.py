@@ -51,8 +51,19 @@ class Encoding:
 UTF8 = Encoding("utf-8")
 
 
+#: Why a UTF-32 file is refused (a UTF-32-LE mark also starts like a UTF-16-LE one).
+UTF32_UNSUPPORTED = (
+    "it is UTF-32 text, an encoding Steadyhand does not read or edit; ask the user to "
+    "convert it to UTF-8 if you need it"
+)
+
+
 def sniff_encoding(head: bytes) -> Encoding | None:
-    """The encoding announced by a byte-order mark, if any."""
+    """The encoding announced by a byte-order mark, if any. Raises
+    :class:`BinaryContent` for a UTF-32 mark (checked first: ``FF FE 00 00`` also begins
+    with the UTF-16-LE mark)."""
+    if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        raise BinaryContent(UTF32_UNSUPPORTED)
     if head.startswith(codecs.BOM_UTF8):
         return Encoding("utf-8", bom=True)
     if head.startswith(codecs.BOM_UTF16_LE):
@@ -66,7 +77,8 @@ def sniff_encoding(head: bytes) -> Encoding | None:
 _NOT_CONTROL = bytes(b for b in range(256) if b >= 32 or b in (9, 10, 12, 13, 27, 8, 11))
 
 
-def _looks_binary(data: bytes) -> bool:
+def looks_binary(data: bytes) -> bool:
+    """Whether the first bytes hold a NUL, or too many control bytes for text."""
     sample = data[:8192]
     if b"\x00" in sample:
         return True
@@ -79,18 +91,19 @@ def _looks_binary(data: bytes) -> bool:
 def decode(data: bytes) -> tuple[str, Encoding]:
     """Decode file bytes, or raise :class:`BinaryContent`.
 
-    UTF-8 (with or without BOM) and UTF-16 with a BOM are read as such. Bytes that are
-    not valid UTF-8 but look like text are read as Latin-1, which maps every byte to one
-    character, so writing back never changes a byte the agent did not touch.
+    UTF-8 (with or without BOM) and UTF-16 with a BOM are read as such; UTF-32 (by its
+    BOM) is refused. Bytes that are not valid UTF-8 but look like text are read as
+    Latin-1, which maps every byte to one character, so writing back never changes a
+    byte the agent did not touch.
     """
-    enc = sniff_encoding(data[:4])
+    enc = sniff_encoding(data[:4])  # (raises for UTF-32)
     if enc is not None:
         body = data[len(enc.bom_bytes()) :]
         try:
             return body.decode(enc.codec), enc
         except UnicodeDecodeError as exc:
             raise BinaryContent(f"invalid {enc.codec} after its byte-order mark") from exc
-    if _looks_binary(data):
+    if looks_binary(data):
         raise BinaryContent("the file holds NUL or control bytes")
     try:
         return data.decode("utf-8"), UTF8

@@ -9,6 +9,7 @@ open document.
 
 from __future__ import annotations
 
+import bisect
 import os
 
 from steadyhand.documents.snapshot import Snapshot, mixed_view
@@ -18,7 +19,14 @@ from steadyhand.guards.world import findings_fields
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import NotebookEditParams
 from steadyhand.protocol.results import Result, success
-from steadyhand.state.file_state import FileRecord, Range, missing_lines, shift_ranges
+from steadyhand.state.file_state import (
+    FileRecord,
+    Range,
+    Session,
+    covers,
+    missing_lines,
+    shift_ranges,
+)
 from steadyhand.text.diff import stat, whole_diff
 from steadyhand.text.matching import apply_splices, raw_splices
 from steadyhand.tools.context import Change, ToolContext
@@ -54,18 +62,93 @@ def _cells_list(nb: nb_fmt.Notebook, limit: int = 12) -> str:
     return ", ".join(ids) + more if ids else "none"
 
 
-def _require_shown(rec: FileRecord, path: str, index: int, what: str) -> None:
+def _named_cell(nb: nb_fmt.Notebook, path: str, name: str) -> nb_fmt.CellSpan:
+    """The one cell ``name`` names, or the refusal that says how to name it."""
+    ref = nb.lookup(name)
+    if len(ref.cells) > 1:
+        where = [c.index for c in ref.cells]
+        names = " or ".join(f"cell-{i}" for i in where)
+        raise ToolError(
+            ErrorCode.AMBIGUOUS,
+            f"{len(where)} cells of {path} have the id {name!r} (cells "
+            f"{', '.join(map(str, where))}), so it does not say which one to change. Name "
+            f"the one you mean by its position instead: {names}.",
+            path=path,
+            matches=len(where),
+            cells=where,
+        )
+    if not ref.cells:
+        raise ToolError(
+            ErrorCode.NO_MATCH,
+            f"{path} has no cell with id {name!r}. Its cells are: "
+            f"{_cells_list(nb)}. Use an id exactly as read shows it.",
+            path=path,
+        )
+    cell = ref.cells[0]
+    if ref.by_position and not nb_fmt.named_by_position(cell, nb.duplicate_ids()):
+        # A cell with an id of its own is named by it: an id stays with its cell when
+        # others are inserted or deleted, a position does not.
+        raise ToolError(
+            ErrorCode.NO_MATCH,
+            f"{name!r} names a cell by its position, but cell {cell.index} of {path} has an "
+            f"id of its own: {cell.id!r}. Use that id (if it is the cell you mean).",
+            path=path,
+            cell=cell.index,
+            cell_id=cell.id,
+        )
+    return cell
+
+
+def _stale_positions(session: Session, snap: Snapshot, exc: ToolError) -> ToolError:
+    """A ``stale`` refusal that moved the agent's record to the current notebook, made
+    safe for cells named by position: the change may have inserted or deleted cells
+    before them, so they count as not shown until read again."""
+    if exc.code is not ErrorCode.STALE or not exc.fields.get("refreshed"):
+        return exc
+    rec = session.get(snap.path)
+    try:
+        now = nb_fmt.parse(snap.view)
+    except nb_fmt.NotebookError:
+        return exc
+    dups = now.duplicate_ids()
+    positions = [c.index for c in now.cells if nb_fmt.named_by_position(c, dups)]
+    if rec is None or not positions:
+        return exc
+    total = len(now.cells)
+    # (the refreshed record may count the text's lines: a notebook's counts cells)
+    seen = ((1, total),) if covers(rec.shown, 1, total) else rec.shown
+    session.put(rec.replace(shown=_without(seen, positions), total_lines=total))
+    return ToolError(
+        exc.code,
+        exc.message + " But this notebook names cells by their position (cell-N), which "
+        "the change may have moved: read the notebook again before changing such a cell.",
+        **exc.fields,
+    )
+
+
+def _require_shown(
+    rec: FileRecord, path: str, cell: nb_fmt.CellSpan, positional: bool, what: str
+) -> None:
+    index = cell.index
     if rec.full_view:
         return
     if missing_lines(rec.shown, index, index) is None:
         return
-    raise ToolError(
-        ErrorCode.PARTIAL_VIEW,
-        f"You have not been shown cell {index} of {path} in this session, which this "
-        f"{what} concerns. Call read with offset={index} and limit=1, then retry.",
-        path=path,
-        cell=index,
-    )
+    if positional:
+        # Also the refusal after an insert or delete moved the cells named by position.
+        message = (
+            f"Cell {index} of {path} is named by its position (cell-{index}), and positions "
+            "move when cells are inserted or deleted; you have not been shown the cell "
+            f"that is cell {index} now, which this {what} concerns. Call read with "
+            f"offset={index} and limit=1, check it is the cell you mean, then retry with "
+            "the name read shows."
+        )
+    else:
+        message = (
+            f"You have not been shown cell {index} of {path} in this session, which this "
+            f"{what} concerns. Call read with offset={index} and limit=1, then retry."
+        )
+    raise ToolError(ErrorCode.PARTIAL_VIEW, message, path=path, cell=index)
 
 
 async def notebook_edit(ctx: ToolContext, p: NotebookEditParams) -> Result:
@@ -94,7 +177,10 @@ async def notebook_edit(ctx: ToolContext, p: NotebookEditParams) -> Result:
         session = ctx.sessions.get(p.session)
         rec = require_read(session, path, TOOL)
         snap = buffer if buffer is not None else ctx.snapshot(path)
-        refuse_if_stale(ctx, session, rec, snap, "notebook edit")
+        try:
+            refuse_if_stale(ctx, session, rec, snap, "notebook edit")
+        except ToolError as exc:
+            raise _stale_positions(session, snap, exc) from exc.__cause__
         try:
             nb = nb_fmt.parse(snap.view)
         except nb_fmt.NotebookError as exc:
@@ -105,17 +191,12 @@ async def notebook_edit(ctx: ToolContext, p: NotebookEditParams) -> Result:
                 path=path,
                 reason="corrupt",
             ) from exc
-        cell = nb.find(p.cell_id) if p.cell_id else None
-        if p.cell_id and cell is None:
-            raise ToolError(
-                ErrorCode.NO_MATCH,
-                f"{path} has no cell with id {p.cell_id!r}. Its cells are: "
-                f"{_cells_list(nb)}. Use an id exactly as read shows it.",
-                path=path,
-            )
+        cell = _named_cell(nb, path, p.cell_id) if p.cell_id else None
+        dups = nb.duplicate_ids()
+        positional = cell is not None and nb_fmt.named_by_position(cell, dups)
         if mode == "replace":
             assert cell is not None
-            _require_shown(rec, path, cell.index, "replace")
+            _require_shown(rec, path, cell, positional, "replace")
             change = nb_fmt.replace_cell(nb, cell, p.new_source, p.cell_type)
             if (
                 change.old_source == change.new_source
@@ -131,13 +212,55 @@ async def notebook_edit(ctx: ToolContext, p: NotebookEditParams) -> Result:
         elif mode == "insert":
             assert p.cell_type is not None
             if cell is not None:
-                _require_shown(rec, path, cell.index, "insert")
+                _require_shown(rec, path, cell, positional, "insert")
             change = nb_fmt.insert_cell(nb, cell, p.new_source, p.cell_type)
         else:
             assert cell is not None
-            _require_shown(rec, path, cell.index, "delete")
+            _require_shown(rec, path, cell, positional, "delete")
             change = nb_fmt.delete_cell(nb, cell)
         return await _apply(ctx, p, rec, snap, nb, change)
+
+
+def _moved(nb: nb_fmt.Notebook, mode: str, index: int) -> list[tuple[int, int]]:
+    """(old, new) positions of the cells named by position that an insert or a delete at
+    ``index`` (the new cell's index for an insert) moves."""
+    dups = nb.duplicate_ids()
+    if mode == "delete":
+        later, step = nb.cells[index:], -1
+    elif mode == "insert":
+        later, step = nb.cells[index - 1 :], 1
+    else:
+        return []
+    return [(c.index, c.index + step) for c in later if nb_fmt.named_by_position(c, dups)]
+
+
+def _without(ranges: tuple[Range, ...], positions: list[int]) -> tuple[Range, ...]:
+    """``ranges`` with the ascending ``positions`` taken out."""
+    if not positions:
+        return ranges
+    out: list[Range] = []
+    for lo, hi in ranges:
+        k = bisect.bisect_left(positions, lo)
+        while k < len(positions) and positions[k] <= hi:
+            if positions[k] > lo:
+                out.append((lo, positions[k] - 1))
+            lo = positions[k] + 1
+            k += 1
+        if lo <= hi:
+            out.append((lo, hi))
+    return tuple(out)
+
+
+def _renumbered_note(moved: list[tuple[int, int]], shown_pairs: int = 4) -> str:
+    pairs = ", ".join(f"cell-{old} is now cell-{new}" for old, new in moved[:shown_pairs])
+    if len(moved) > shown_pairs:
+        pairs += f", … ({len(moved) - shown_pairs} more)"
+    first = moved[0][1]
+    return (
+        f"The cells after it are named by their position, so they were renumbered "
+        f"({pairs}). Read them again (read with offset={first}) before changing them; "
+        "until then an edit naming them is refused."
+    )
 
 
 async def _apply(
@@ -179,15 +302,19 @@ async def _apply(
     total = len(after_nb.cells)
     i = change.index
     mode = p.edit_mode
+    seen = ((1, len(nb.cells)),) if rec.full_view and nb.cells else rec.shown
     shown: tuple[Range, ...]
-    if rec.full_view:
-        shown = ((1, total),) if total else ()
-    elif mode == "insert":
-        shown = shift_ranges(rec.shown, i, i - 1, 1, i)
+    if mode == "insert":
+        shown = shift_ranges(seen, i, i - 1, 1, i)
     elif mode == "delete":
-        shown = shift_ranges(rec.shown, i, i, -1, i - 1)
+        shown = shift_ranges(seen, i, i, -1, i - 1)
     else:
-        shown = shift_ranges(rec.shown, i, i, 0, i)
+        shown = shift_ranges(seen, i, i, 0, i)
+    moved = _moved(nb, mode, i)
+    # A cell named by its position has a new name now: the model saw it under the old
+    # one, so it counts as not shown until read again (an edit by the old name would
+    # land on another cell).
+    shown = _without(shown, [new for _, new in moved])
     session = ctx.sessions.get(p.session)
     session.put(record_for(after, shown, None, remember(ctx, after)).replace(total_lines=total))
 
@@ -202,6 +329,9 @@ async def _apply(
             head += f", now a {change.cell_type} cell"
         if change.cleared_outputs:
             head += "; its outputs and execution count were cleared"
+        if change.dropped:
+            keys = ", ".join(f"`{k}`" for k in change.dropped)
+            head += f"; its {keys} were dropped ({change.cell_type} cells cannot have them)"
         head += f" (+{ds.added} / -{ds.removed})."
     elif mode == "insert":
         where = "at the top" if i == 1 else f"after cell {i - 1}"
@@ -215,6 +345,8 @@ async def _apply(
             f"(-{ds.removed} line(s))."
         )
     head += f" The notebook now has {total} cell(s)."
+    if moved:
+        head += " " + _renumbered_note(moved)
     if applied.note:
         head += " " + applied.note
     if ctx.on_change is not None:
