@@ -176,3 +176,118 @@ def test_compacting_keeps_the_newest_entries_for_every_reader(
         paths[-1],
         "/w/after.txt",
     ]
+
+
+def test_a_torn_index_line_does_not_swallow_the_next_entry(tmp_path: Path) -> None:
+    root = tmp_path / "h"
+    first = HistoryStore(str(root), 10_000, 10_000)
+    first.append(_version("/w/one", None))
+    with open(root / "index.jsonl", "ab") as f:  # a server stopped halfway through a line
+        f.write(b'{"t":"change","id":"dead","path":"/w/x"')
+    HistoryStore(str(root), 10_000, 10_000).append(_version("/w/two", None))
+    fresh = HistoryStore(str(root), 10_000, 10_000)
+    fresh.refresh()
+    assert [e.path for e in fresh.entries if isinstance(e, Version)] == ["/w/one", "/w/two"]
+
+
+def test_a_short_write_still_appends_the_whole_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    store = HistoryStore(str(tmp_path / "h"), 10_000, 10_000)
+    store.append(_version("/w/one", None))
+    real_write = os.write
+
+    def short(fd: int, data: bytes) -> int:  # as on a nearly full disk, or a signal
+        return real_write(fd, bytes(data[:7]))
+
+    monkeypatch.setattr(os, "write", short)
+    store.append(_version("/w/two", None))
+    monkeypatch.setattr(os, "write", real_write)
+    store.append(_version("/w/three", None))
+    fresh = HistoryStore(str(tmp_path / "h"), 10_000, 10_000)
+    fresh.refresh()
+    paths = [e.path for e in fresh.entries if isinstance(e, Version)]
+    assert paths == ["/w/one", "/w/two", "/w/three"]
+
+
+def test_a_compaction_never_drops_a_line_another_server_appends_meanwhile(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import threading
+
+    pytest.importorskip("fcntl", reason="appends and compactions take turns by flock")
+
+    from steadyhand.history import store as store_module
+
+    monkeypatch.setattr(store_module, "MAX_ENTRIES", 10)
+    monkeypatch.setattr(store_module, "KEEP_ENTRIES", 5)
+    root = str(tmp_path / "h")
+    a, b = HistoryStore(root, 10_000, 10_000), HistoryStore(root, 10_000, 10_000)
+    for i in range(10):
+        a.append(_version(f"/w/f{i}", None))
+    real = store_module._write_file
+    other = threading.Thread(target=lambda: b.append(_version("/w/by-b", None)))
+
+    def compacting(path: str, parts: list[bytes], *args: object) -> bool:
+        if path == a.index_path and not other.is_alive():
+            other.start()  # the other server appends while this one rewrites the index
+            other.join(0.3)
+        return real(path, parts, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store_module, "_write_file", compacting)
+    a.append(_version("/w/f10", None))  # past MAX_ENTRIES: compacts
+    other.join(5)
+    assert not other.is_alive()
+    fresh = HistoryStore(root, 10_000, 10_000)
+    fresh.refresh()
+    paths = [e.path for e in fresh.entries if isinstance(e, Version)]
+    assert paths[-1] == "/w/by-b" and "/w/f10" in paths
+    a.refresh()
+    assert [e.path for e in a.entries if isinstance(e, Version)] == paths
+
+
+def test_an_idle_reader_sees_an_index_rewritten_under_the_same_inode(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from steadyhand.history import store as store_module
+
+    monkeypatch.setattr(store_module, "MAX_ENTRIES", 20)
+    monkeypatch.setattr(store_module, "KEEP_ENTRIES", 10)
+    root = str(tmp_path / "h")
+    busy, idle = HistoryStore(root, 10_000, 10_000), HistoryStore(root, 10_000, 10_000)
+    for i in range(12):
+        busy.append(_version(f"/w/early{i}", None))
+    idle.refresh()
+    index = Path(busy.index_path)
+    idle_read = index.stat().st_size
+    seen = tmp_path / "seen.jsonl"
+    os.link(index, seen)  # the file the idle reader read (kept to reuse its inode)
+    for i in range(18):  # compacts, and grows past where the idle reader stopped
+        busy.append(_version(f"/w/late{i}", None))
+    # The file system may give the new index the inode number of the old one: here it
+    # is the very same inode, holding the new index.
+    with open(seen, "r+b") as f:
+        f.write(index.read_bytes())
+        f.truncate()
+    os.replace(seen, index)
+    assert index.stat().st_size > idle_read
+    idle.refresh()
+    want = [e.path for e in busy.entries if isinstance(e, Version)]
+    assert [e.path for e in idle.entries if isinstance(e, Version)] == want
+
+
+def test_a_damaged_blob_is_written_again(tmp_path: Path) -> None:
+    from steadyhand.state.hashing import text_hash
+
+    text = "hello world\n" * 10
+    key = HistoryStore(str(tmp_path / "h"), 100_000, 100_000).put_text(text)
+    assert key is not None
+    blob = tmp_path / "h" / "blobs" / key[:2] / key
+    blob.write_bytes(b"")  # a power cut right after the rename lost its data
+    store = HistoryStore(str(tmp_path / "h"), 100_000, 100_000)
+    assert store.put_text(text, text_hash(text)) == key  # the next change replacing it
+    assert store.get_text(key) == text
+    blob.write_bytes(b"garbage")
+    assert store.get_text(key) is None and not blob.exists()  # dropped, not trusted
+    assert store.put_text(text, text_hash(text)) == key
+    assert store.get_text(key) == text

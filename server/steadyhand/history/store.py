@@ -15,7 +15,9 @@ recently used blobs go first (a blob's mtime records its last use, so the order 
 restarts). A change whose earlier content was evicted stays in the index, marked as no
 longer restorable. The index is append-only; it is rewritten (atomically) only when it
 grows past :data:`MAX_ENTRIES`. Several servers on one workspace share the store: each
-re-reads what the others appended before answering.
+re-reads what the others appended before answering, and appends and compactions take
+turns under a lock on ``index.lock`` (where the system has ``flock``), so a compaction
+never drops a line another server appended meanwhile.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import sys
 import threading
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -40,6 +42,11 @@ try:
     import orjson
 except ImportError:  # pragma: no cover - a dependency, but the store works without it
     orjson = None  # type: ignore[assignment]
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: compaction re-checks the index instead
+    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -53,22 +60,36 @@ COMPRESS_LATER = 16 * 1024
 _RAW = b"\x00raw\n"
 
 
-def _write_file(path: str, parts: Sequence[bytes | memoryview]) -> None:
-    """Write ``parts`` to ``path`` through a temp file and a rename."""
+def _write_all(fd: int, data: bytes | memoryview) -> None:
+    """Write all of ``data``: ``os.write`` may write less than it was given."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _write_file(
+    path: str, parts: Sequence[bytes | memoryview], ready: Callable[[], bool] | None = None
+) -> bool:
+    """Write ``parts`` to ``path`` through a temp file and a rename. ``ready``, if given,
+    is asked just before the rename; when it says no, nothing is replaced (False)."""
     tmp = f"{path}.{os.getpid()}.{secrets.token_hex(3)}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         for part in parts:
-            view = memoryview(part)
-            while view:
-                view = view[os.write(fd, view) :]
+            _write_all(fd, part)
+        go = ready is None or ready()
     except BaseException:
         os.close(fd)
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
     os.close(fd)
+    if not go:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        return False
     os.replace(tmp, path)
+    return True
 
 
 def default_base_dir() -> str:
@@ -171,6 +192,11 @@ def _parse_line(line: bytes) -> Any:
     return json.loads(line.decode("utf-8", "surrogatepass"))
 
 
+def _last_byte(fd: int, size: int) -> bytes:
+    os.lseek(fd, size - 1, os.SEEK_SET)  # writes still go to the end (O_APPEND)
+    return os.read(fd, 1)
+
+
 def new_id(prefix: str = "") -> str:
     return prefix + secrets.token_hex(4)
 
@@ -189,7 +215,10 @@ class HistoryStore:
         self.index_path = os.path.join(root, "index.jsonl")
         self._entries: list[Entry] = []
         self._offset = 0
-        self._ino: int | None = None
+        #: The index's first line as last read: every line holds a random id, so another
+        #: first line means another server rewrote (compacted) the index. Inode numbers
+        #: cannot tell: the file system may give the new index the old one's number.
+        self._head = b""
         #: blob key -> (bytes on disk, last use); None until the blob folder is scanned.
         self._blobs: dict[str, tuple[int, float]] | None = None
         self._total = 0
@@ -258,20 +287,29 @@ class HistoryStore:
     def refresh(self) -> None:
         """Read what was appended to the index since the last look (by any server)."""
         self.flush()
+        self._read_new()
+
+    def _read_new(self) -> None:
         try:
-            st = os.stat(self.index_path)
+            f = open(self.index_path, "rb")  # noqa: SIM115 - closed below
         except FileNotFoundError:
-            self._entries, self._offset, self._ino = [], 0, None
+            self._entries, self._offset, self._head = [], 0, b""
             return
-        if st.st_ino != self._ino or st.st_size < self._offset:
-            self._entries, self._offset, self._ino = [], 0, st.st_ino
-        if st.st_size == self._offset:
-            return
-        with open(self.index_path, "rb") as f:
+        with f:
+            size = os.fstat(f.fileno()).st_size
+            if self._offset and (size < self._offset or f.read(len(self._head)) != self._head):
+                # another server rewrote the index (compacted it): read it all again
+                self._entries, self._offset, self._head = [], 0, b""
+            if size == self._offset:
+                return
             f.seek(self._offset)
             data = f.read()
         end = data.rfind(b"\n") + 1  # a line still being written waits for next time
+        if not self._offset and end:
+            self._head = data[: data.index(b"\n") + 1]
         for line in data[:end].splitlines():
+            if not line:
+                continue
             try:
                 obj = _parse_line(line)
             except ValueError:
@@ -282,35 +320,56 @@ class HistoryStore:
                 self._entries.append(entry)
         self._offset += end
 
+    @contextlib.contextmanager
+    def _turn(self) -> Iterator[None]:
+        """Hold the index lock: appends and compactions by every server sharing the store
+        take turns, so lines never interleave and a compaction never drops one."""
+        if fcntl is None:
+            yield
+            return
+        fd = os.open(os.path.join(self.root, "index.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # which releases the lock
+
     def append(self, entry: Entry) -> None:
         self._ensure_dirs()
-        self.refresh()  # which first writes any entry still pending: order is kept
+        self.flush()  # entries still pending go first: order is kept
         line = _entry_line(entry)
-        fd = os.open(self.index_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, line)
-            st = os.fstat(fd)
-        finally:
-            os.close(fd)
-        if st.st_ino == self._ino and st.st_size == self._offset + len(line):
-            # nobody else appended meanwhile: the index is ours plus this line
-            self._entries.append(entry)
-            self._offset = st.st_size
-        else:
-            self.refresh()
-        if len(self._entries) > MAX_ENTRIES:
-            self._compact()
+        with self._turn():
+            fd = os.open(self.index_path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                size = os.fstat(fd).st_size
+                if size and _last_byte(fd, size) != b"\n":
+                    # a line left torn (a server stopped, a disk filled up mid-write): end
+                    # it, or it would swallow this one
+                    line = b"\n" + line
+                _write_all(fd, line)
+            finally:
+                os.close(fd)
+            self._read_new()  # this line, and any another server appended before it
+            if len(self._entries) > MAX_ENTRIES:
+                self._compact()
 
     def _compact(self) -> None:
+        """Rewrite the index to its newest entries (the caller holds the index lock)."""
         keep = self._entries[-KEEP_ENTRIES:]
         data = b"".join([_entry_line(entry) for entry in keep])
-        _write_file(self.index_path, [data])
-        st = os.stat(self.index_path)
-        if st.st_size == len(data):  # nobody appended since: the index is these entries
-            self._entries, self._offset, self._ino = list(keep), st.st_size, st.st_ino
-        else:
-            self._entries, self._offset, self._ino = [], 0, None
-            self.refresh()
+        # Without the lock (no flock), an append since the last read would be lost by the
+        # rename: then the index is left as it is, to be compacted on a later append.
+        if not _write_file(self.index_path, [data], self._read_all):
+            return
+        self._entries, self._offset = list(keep), len(data)
+        self._head = data[: data.index(b"\n") + 1] if data else b""
+
+    def _read_all(self) -> bool:
+        """Whether this store has read the index to its end."""
+        try:
+            return os.stat(self.index_path).st_size == self._offset
+        except OSError:
+            return False
 
     @property
     def entries(self) -> list[Entry]:
@@ -351,6 +410,15 @@ class HistoryStore:
                 if e.label == name:
                     by_label = (i, e)
         return by_label
+
+    def position(self, entry_id: str) -> int | None:
+        """Where the entry ``entry_id`` is in the index now, None if it is gone: a
+        compaction (by any server sharing the store) moves every entry."""
+        self.flush()
+        for i in range(len(self._entries) - 1, -1, -1):
+            if self._entries[i].id == entry_id:
+                return i
+        return None
 
     def checkpoints(self, session: str) -> list[Checkpoint]:
         self.flush()
@@ -407,10 +475,15 @@ class HistoryStore:
         """Whether the blob ``key`` is kept already; if so it is marked as just used."""
         blobs = self._blobs if self._blobs is not None else self._scan()
         path = self._blob_path(key)
-        if key in blobs and os.path.exists(path):
+        try:
+            # an empty blob is a write the system lost (a power cut after the rename):
+            # it is written again, not trusted
+            kept = key in blobs and os.stat(path).st_size > 0
+        except OSError:
+            kept = False
+        if kept:
             self._touch(key, path, time.time())
-            return True
-        return False
+        return kept
 
     def _put(self, data: bytes) -> str | None:
         key = content_hash(data)
@@ -491,14 +564,27 @@ class HistoryStore:
         try:
             with open(path, "rb") as f:
                 data = f.read()
-            data = data[len(_RAW) :] if data.startswith(_RAW) else zlib.decompress(data)
-        except (OSError, zlib.error):
+        except OSError:
             return None
-        if content_hash(data) != key:
-            log.warning("history: blob %s is damaged; ignoring it", key)
+        try:
+            data = data[len(_RAW) :] if data.startswith(_RAW) else zlib.decompress(data)
+            intact = content_hash(data) == key
+        except zlib.error:
+            intact = False
+        if not intact:
+            log.warning("history: blob %s is damaged; dropping it", key)
+            self._drop(key, path)  # so that the next change keeping this text writes it anew
             return None
         self._touch(key, path, time.time())
         return data.decode("utf-8", "surrogatepass")
+
+    def _drop(self, key: str, path: str) -> None:
+        with self._lock:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            blobs = self._blobs
+            if blobs is not None and key in blobs:
+                self._total -= blobs.pop(key)[0]
 
     def evict(self, keep: str | None = None) -> list[str]:
         """Drop least recently used blobs until the store is a little under its budget

@@ -4,6 +4,11 @@
 through ``ctx.world.apply`` (edit, write, undo, rewind, and tools added later) has the
 file's previous content saved before it is delegated, and is entered in the index once
 it succeeded. Deleting a file (an undo of a creation) goes through :func:`delete_via`.
+
+An undo or a rewind may replace content that exists nowhere else (a forced undo over the
+user's newer work): such a change is refused, the file untouched, when that content
+cannot be kept. Once a change is handed inward it is finished and recorded even if its
+request is cancelled meanwhile (:func:`run_to_end`).
 """
 
 from __future__ import annotations
@@ -13,10 +18,12 @@ import functools
 import logging
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
+from typing import Any, TypeVar, cast
 
 from steadyhand.apply.disk import delete_from_disk
-from steadyhand.documents.snapshot import Snapshot
+from steadyhand.dispatch import _Resume
+from steadyhand.documents.snapshot import Snapshot, from_disk
 from steadyhand.history.store import HistoryStore, Version, default_base_dir, new_id
 from steadyhand.history.store import workspace_key as _workspace_key
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -29,6 +36,11 @@ from steadyhand.tools.context import Applied, Change, ToolContext, World, WorldL
 log = logging.getLogger(__name__)
 
 _THREAD_CHARS = 1 << 20
+#: Tools whose changes are refused when the content they replace cannot be kept: they
+#: may replace work that is in no other version (a forced undo, a rewind).
+MUST_KEEP = frozenset({"undo", "rewind"})
+
+T = TypeVar("T")
 
 
 def encoding_from_label(label: str) -> Encoding:
@@ -57,8 +69,11 @@ def configure(ctx: ToolContext, folders: list[str]) -> None:
     log.info("history store: %s", root)
 
 
-async def _keep(store: HistoryStore, snap: Snapshot | None) -> tuple[str | None, str]:
-    """Save the content a change replaces; returns (key or None, a note if not kept)."""
+async def _keep(
+    store: HistoryStore, snap: Snapshot | None, *, tool: str, required: bool
+) -> tuple[str | None, str]:
+    """Save the content a change replaces; returns (key or None, a note if not kept).
+    ``required``: refuse the change (ToolError) rather than lose that content."""
     if snap is None:
         return None, ""
     # The snapshot's hash is the hash of its text as UTF-8 when that is what it was read as.
@@ -70,11 +85,63 @@ async def _keep(store: HistoryStore, snap: Snapshot | None) -> tuple[str | None,
         else:
             key = store.put_text(snap.raw, known)
     except OSError as exc:
+        if required:
+            raise _cannot_keep(store, snap, tool, exc) from exc
         log.warning("history: could not keep the previous content of %s: %s", snap.path, exc)
         return None, (f"(The previous content could not be kept for undo: {exc.strerror or exc}.)")
     if key is None:
+        if required:
+            raise _cannot_keep(store, snap, tool, None)
         return None, "(The previous content is too large to keep for undo.)"
     return key, ""
+
+
+def _cannot_keep(store: HistoryStore, snap: Snapshot, tool: str, exc: OSError | None) -> ToolError:
+    path = snap.path
+    if exc is not None:
+        return ToolError(
+            ErrorCode.IO_ERROR,
+            f"Nothing was changed: what {path} holds now could not be kept in history "
+            f"({exc.strerror or exc}), so the {tool} would lose it. Ask the user to free "
+            f"space in, or fix the permissions of, {store.root}; then retry.",
+            path=path,
+        )
+    size = len(snap.raw.encode("utf-8", "surrogatepass"))
+    setting, limit = "historyMaxFileBytes", store.max_file_bytes
+    if size <= limit:
+        setting, limit = "historyMaxBytes", store.max_bytes
+    return ToolError(
+        ErrorCode.TOO_LARGE,
+        f"Nothing was changed: what {path} holds now ({size:,} bytes) is over the {setting} "
+        f"setting ({limit:,} bytes), so it cannot be kept in history and the {tool} would "
+        f"lose it. Ask the user to raise {setting} (or to move the file aside, keeping "
+        "its content), then retry.",
+        path=path,
+    )
+
+
+async def run_to_end(work: Coroutine[Any, Any, T]) -> T:
+    """Await ``work`` to its end even when the caller is cancelled meanwhile, then pass
+    the cancellation on. Changes that may already have reached a file are finished and
+    recorded (a rewind: all of them, or rolled back), never left half done."""
+    # Most changes never wait (a disk write): they run at once, as an await would run
+    # them; a task takes over only when the work has to wait for something.
+    try:
+        waiting_on = work.send(None)
+    except StopIteration as done:
+        return cast(T, done.value)
+    task = asyncio.get_running_loop().create_task(_Resume(work, waiting_on))
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.wait({task})  # cancelling the wait leaves the task running
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        if not task.cancelled():
+            task.exception()  # its outcome is in the files and in history
+        raise asyncio.CancelledError
+    return cast(T, task.result())
 
 
 def _record(
@@ -88,6 +155,7 @@ def _record(
     session: str,
     splices: Sequence[Splice] | None = None,
     exact: bool = False,
+    label: str | None = None,
 ) -> None:
     if before is not None and after is not None and splices:
         # a change at known places: count the lines of a diff around them only
@@ -118,7 +186,7 @@ def _record(
         before=key,
         before_view=before.view_hash if before is not None else None,
         before_size=before.size if before is not None else 0,
-        encoding=_label(before, after),
+        encoding=label or _label(before, after),
         after_view=after.view_hash if after is not None else None,
         after_size=after.size if after is not None else 0,
         added=added,
@@ -135,6 +203,19 @@ def _label(before: Snapshot | None, after: Snapshot | None) -> str:
     return snap.encoding.label if snap is not None else "utf-8"
 
 
+def _disk_label(before: Snapshot | None) -> str | None:
+    """The encoding a restore of ``before`` on disk is to use, when it is not the
+    snapshot's own: an editor buffer holds text, so for a change made there it is the
+    encoding of the file on disk, read before the change (the editor may save it
+    differently)."""
+    if before is None or before.source != "buffer":
+        return None
+    try:
+        return from_disk(before.path).encoding.label
+    except (ToolError, OSError):
+        return None  # not on disk (a new buffer), or not text: the buffer's
+
+
 class HistoryWorld(WorldLayer):
     """A world that keeps every version it replaces (see the module docstring)."""
 
@@ -142,7 +223,23 @@ class HistoryWorld(WorldLayer):
         store = self.ctx.history
         if store is None:
             return await self.inner.apply(change)
-        key, note = await _keep(store, change.before)
+        required = change.tool in MUST_KEEP
+        key, note = await _keep(store, change.before, tool=change.tool, required=required)
+        label = _disk_label(change.before)
+        applied = await run_to_end(self._apply(store, change, key, label))
+        if note:
+            return Applied(
+                applied.via,
+                applied.snapshot,
+                applied.on_disk,
+                f"{applied.note} {note}".strip(),
+                applied.findings,
+            )
+        return applied
+
+    async def _apply(
+        self, store: HistoryStore, change: Change, key: str | None, label: str | None
+    ) -> Applied:
         applied = await self.inner.apply(change)
         # The entry (with its line counts) is written just after the answer goes out.
         store.defer(
@@ -157,25 +254,33 @@ class HistoryWorld(WorldLayer):
                 session=change.session,
                 splices=change.splices,
                 exact=applied.snapshot.raw is change.new_raw,
+                label=label,
             )
         )
-        if note:
-            return Applied(
-                applied.via,
-                applied.snapshot,
-                applied.on_disk,
-                f"{applied.note} {note}".strip(),
-                applied.findings,
-            )
         return applied
 
     async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
         store = self.ctx.history
-        key, note = (None, "") if store is None else await _keep(store, before)
+        if store is None:
+            return await delete_via(self.inner, self.ctx, path, before, tool=tool, session=session)
+        # A deletion always replaces content: it is refused unless that content is kept.
+        key, _ = await _keep(store, before, tool=tool, required=True)
+        return await run_to_end(self._delete(store, path, before, key, tool=tool, session=session))
+
+    async def _delete(
+        self,
+        store: HistoryStore,
+        path: str,
+        before: Snapshot,
+        key: str | None,
+        *,
+        tool: str,
+        session: str,
+    ) -> Applied:
+        label = _disk_label(before)  # while the file is still there
         applied = await delete_via(self.inner, self.ctx, path, before, tool=tool, session=session)
-        if store is not None:
-            _record(store, path, before, key, None, tool=tool, session=session)
-        return Applied(applied.via, applied.snapshot, applied.on_disk, note)
+        _record(store, path, before, key, None, tool=tool, session=session, label=label)
+        return Applied(applied.via, applied.snapshot, applied.on_disk)
 
 
 async def delete_via(
@@ -209,4 +314,12 @@ def unwrap(world: World) -> World:
         world = inner
 
 
-__all__ = ["HistoryWorld", "configure", "delete_via", "encoding_from_label", "unwrap"]
+__all__ = [
+    "MUST_KEEP",
+    "HistoryWorld",
+    "configure",
+    "delete_via",
+    "encoding_from_label",
+    "run_to_end",
+    "unwrap",
+]

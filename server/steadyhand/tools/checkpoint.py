@@ -3,6 +3,7 @@
 A rewind restores every file the session changed since the checkpoint, as one operation:
 files that someone else changed since (another session, the user) are skipped and
 reported, and the rest are restored all together or, if one of them fails, not at all.
+A cancelled rewind still finishes (or rolls back) before the cancellation is answered.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import is_read_only, protected_pattern
 from steadyhand.history.store import Checkpoint, HistoryStore, Version
+from steadyhand.history.world import run_to_end
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import CheckpointParams, RewindParams
 from steadyhand.protocol.results import Result, success
@@ -22,16 +24,22 @@ from steadyhand.tools.undo import (
     clock,
     current_content,
     iso,
+    not_text,
+    refresh,
     remove,
     require_history,
     restore,
+    store_failed,
     untouched,
 )
 
 
 def checkpoint(ctx: ToolContext, p: CheckpointParams) -> Result:
     store = require_history(ctx)
-    cp = store.add_checkpoint(p.session, p.label or "")
+    try:
+        cp = store.add_checkpoint(p.session, p.label or "")
+    except OSError as exc:
+        raise store_failed(store, exc) from exc
     named = f" ({cp.label!r})" if cp.label else ""
     return success(
         f"Checkpoint {cp.id}{named} set for session {p.session!r}. To undo every change "
@@ -68,6 +76,23 @@ def _find(store: HistoryStore, p: RewindParams) -> tuple[int, Checkpoint]:
     return found
 
 
+def _mine(changes: list[Version], session: str) -> set[str]:
+    return {v.path for v in changes if v.session == session}
+
+
+def _position(store: HistoryStore, cp: Checkpoint, session: str) -> int:
+    position = store.position(cp.id)
+    if position is None:
+        raise ToolError(
+            ErrorCode.NO_HISTORY,
+            f"Checkpoint {cp.id} of session {session!r} is no longer in the history (it "
+            "keeps its newest entries only), so nothing was rewound. Call history on each "
+            "file to see the versions still kept, and undo them one by one.",
+            checkpoint=cp.id,
+        )
+    return position
+
+
 def _plan_file(
     ctx: ToolContext, store: HistoryStore, session: str, path: str, changes: list[Version]
 ) -> _Plan | str:
@@ -79,7 +104,10 @@ def _plan_file(
     for prev, nxt in itertools.pairwise(changes):
         if nxt.before_view != prev.after_view:
             return "it was changed outside Steadyhand between this session's changes"
-    now = current_content(ctx, path)
+    try:
+        now = current_content(ctx, path)
+    except ToolError as err:
+        return f"it is now {not_text(err)}, which cannot be kept in history"
     last = changes[-1]
     if not untouched(last, now):
         return f"it changed since this session's last change ({last.tool} at {clock(last.time)})"
@@ -102,9 +130,9 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
             "nothing was rewound. Report what you would restore instead.",
             session=p.session,
         )
-    mine = {v.path for v in store.changes_since(position) if v.session == p.session}
+    locked = _mine(store.changes_since(position), p.session)
     named = f" ({cp.label!r})" if cp.label else ""
-    if not mine:
+    if not locked:
         return success(
             f"Session {p.session!r} changed no file since checkpoint {cp.id}{named}; nothing "
             "to rewind.",
@@ -115,14 +143,20 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
             unchanged=[],
         )
     async with AsyncExitStack() as stack:
-        for path in sorted(mine):
+        for path in sorted(locked):
             await stack.enter_async_context(ctx.locks.hold(path))
-        store.refresh()
-        changes = store.changes_since(position)
+        refresh(store)
+        # While the locks were awaited, another server sharing the store may have
+        # compacted the index, which moves every entry: find the checkpoint again.
+        changes = store.changes_since(_position(store, cp, p.session))
         plans: list[_Plan] = []
         skipped: list[dict[str, str]] = []
         unchanged: list[str] = []
-        for path in sorted(mine):
+        for path in sorted(_mine(changes, p.session)):
+            if path not in locked:
+                reason = "the session changed it while the rewind began; call rewind again"
+                skipped.append({"path": path, "reason": reason})
+                continue
             outcome = _plan_file(
                 ctx, store, p.session, path, [v for v in changes if v.path == path]
             )
@@ -139,7 +173,8 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
                 skipped.append({"path": path, "reason": f"it is protected ({pattern!r})"})
                 continue
             plans.append(outcome)
-        restored, deleted = await _apply_all(ctx, plans, p.session)
+        # All or nothing, even if the request is cancelled halfway.
+        restored, deleted = await run_to_end(_apply_all(ctx, plans, p.session))
     lines = [f"- restored {x}" for x in restored]
     lines += [f"- deleted {x} (this session created it)" for x in deleted]
     lines += [f"- unchanged {x} (already as at the checkpoint)" for x in unchanged]
@@ -184,9 +219,11 @@ async def _apply_all(
                     session=session,
                 )
             done.append(plan)
-    except ToolError as err:
+    except Exception as err:
         failed = plan.path
         stuck = await _roll_back(ctx, done, session)
+        if not isinstance(err, ToolError):
+            raise
         outcome = (
             "Every file it had already restored was put back, so nothing was changed."
             if not stuck
@@ -207,8 +244,8 @@ async def _apply_all(
 async def _roll_back(ctx: ToolContext, done: list[_Plan], session: str) -> list[str]:
     stuck: list[str] = []
     for plan in reversed(done):
-        now = current_content(ctx, plan.path)
         try:
+            now = current_content(ctx, plan.path)
             if plan.now is None:
                 if now is not None:
                     await remove(ctx, plan.path, now, tool="rewind", session=session)

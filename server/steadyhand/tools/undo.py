@@ -35,8 +35,25 @@ def require_history(ctx: ToolContext) -> HistoryStore:
             "File history is turned off (the history setting is false), so there are no "
             "versions to list or restore. Ask the user to turn it on.",
         )
-    store.refresh()
+    refresh(store)
     return store
+
+
+def refresh(store: HistoryStore) -> None:
+    """Read what was appended to the index; an unusable store is ``io_error``."""
+    try:
+        store.refresh()
+    except OSError as exc:
+        raise store_failed(store, exc) from exc
+
+
+def store_failed(store: HistoryStore, exc: OSError) -> ToolError:
+    return ToolError(
+        ErrorCode.IO_ERROR,
+        f"The history store in {store.root} cannot be used ({exc.strerror or exc}), so "
+        "nothing was listed, recorded or changed. Ask the user to fix that folder (its "
+        "permissions, free space) or to set historyDir to another one, then retry.",
+    )
 
 
 def clock(t: float) -> str:
@@ -48,13 +65,29 @@ def iso(t: float) -> str:
 
 
 def current_content(ctx: ToolContext, path: str) -> Snapshot | None:
-    """The file as it is now (open buffer or disk), None if it does not exist."""
+    """The file as it is now (open buffer or disk), None if it does not exist. A file
+    that is there but is not text (binary, a folder, a device...) is a ToolError."""
     buf = ctx.world.current(path)
     if buf is not None:
         return buf
     if not os.path.lexists(path):
         return None
-    return ctx.snapshot(path)
+    try:
+        return ctx.snapshot(path)
+    except ToolError as err:
+        if err.code == ErrorCode.NOT_FOUND:  # deleted just now
+            return None
+        raise
+
+
+def not_text(err: ToolError) -> str:
+    """What a file that cannot be taken as text now is, for skips and listings."""
+    what = {
+        ErrorCode.BINARY: "a binary file",
+        ErrorCode.IS_DIRECTORY: "a folder",
+        ErrorCode.NOT_REGULAR_FILE: "not a regular file",
+    }.get(err.code)
+    return what or f"unreadable ({err.message.rstrip('.')})"
 
 
 def untouched(v: Version, now: Snapshot | None) -> bool:
@@ -104,13 +137,17 @@ def history(ctx: ToolContext, p: HistoryParams) -> Result:
             path=rp.path,
             versions=[],
         )
-    now = current_content(ctx, rp.path)
+    odd = ""
+    try:
+        now = current_content(ctx, rp.path)
+    except ToolError as err:  # the versions are listed all the same; none is current
+        now, odd = None, not_text(err)
     limit = p.limit or DEFAULT_HISTORY_LIMIT
     newest = list(reversed(versions))[:limit]
     lines: list[str] = []
     fields: list[dict[str, object]] = []
     for i, v in enumerate(newest):
-        is_current = i == 0 and untouched(v, now)
+        is_current = i == 0 and not odd and untouched(v, now)
         fields.append(version_fields(store, v, is_current))
         marks = []
         if is_current:
@@ -125,7 +162,13 @@ def history(ctx: ToolContext, p: HistoryParams) -> Result:
     if len(versions) > len(newest):
         head += f" (showing {len(newest)})"
     tail = ""
-    if now is not None and not untouched(versions[-1], now) and not p.session:
+    if odd:
+        tail = (
+            f"\nThe file is now {odd}, so no version is current, and undo would refuse to "
+            "replace it (it cannot be kept in history). To bring a version back, ask the "
+            "user to move it aside, then call undo with force: true."
+        )
+    elif now is not None and not untouched(versions[-1], now) and not p.session:
         tail = "\nThe file has changed since Steadyhand's last change (someone else edited it)."
     message = (
         f"{head}:\n" + "\n".join(lines) + tail + "\nTo take back the latest change, call undo "
@@ -141,7 +184,7 @@ async def undo(ctx: ToolContext, p: UndoParams) -> Result:
     if p.session is not None:
         check_writable(ctx, path, p.session)
     async with ctx.locks.hold(path):
-        store.refresh()
+        refresh(store)
         v = store.last_change(path, p.session)
         if v is None:
             who = f" by session {p.session!r}" if p.session else ""
@@ -153,7 +196,10 @@ async def undo(ctx: ToolContext, p: UndoParams) -> Result:
             )
         acting = p.session or v.session
         check_writable(ctx, path, acting)
-        now = current_content(ctx, path)
+        try:
+            now = current_content(ctx, path)
+        except ToolError as err:
+            raise _not_text_now(path, err, v) from err
         if not untouched(v, now) and not p.force:
             gone = " was deleted" if now is None else " has changed"
             raise ToolError(
@@ -181,6 +227,26 @@ async def undo(ctx: ToolContext, p: UndoParams) -> Result:
         if target is None:
             return await _undo_creation(ctx, path, now, acting, who, v)
         return await _restore(ctx, path, now, target, v, acting, who)
+
+
+def _not_text_now(path: str, err: ToolError, v: Version) -> ToolError:
+    if v.existed:
+        step = (
+            "Ask the user to move it aside (keeping it), then call undo again with force: "
+            "true to bring the earlier version back."
+        )
+    else:
+        step = (
+            f"The {v.tool} being undone created the file: if it should not be there, ask "
+            "the user to remove it."
+        )
+    return ToolError(
+        err.code,
+        f"{path} is now {not_text(err)}, which cannot be kept in history, so undoing would "
+        f"lose it; nothing was changed. {step}",
+        path=path,
+        version=v.id,
+    )
 
 
 async def _undo_creation(
@@ -245,7 +311,8 @@ async def restore(
     session: str,
 ) -> Applied:
     """Make ``text`` the content of ``path`` through the world; keep the session true."""
-    # An open buffer keeps its own encoding; on disk the version's own encoding returns.
+    # An open buffer keeps its own encoding; on disk the version's own encoding returns
+    # (for a change made in an editor buffer: the file's encoding on disk at the time).
     buffer = now is not None and now.source == "buffer"
     enc = now.encoding if now is not None and buffer else encoding_from_label(encoding_label)
     data = encode_for(ctx, path, text, enc)

@@ -1,0 +1,118 @@
+"""History around an editor: changes made in open buffers, and requests the client
+cancels while their change is being applied."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from tests.conftest import call, client_with
+from tests.editor import EditorState, close_doc, open_doc, settle
+
+READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
+HISTORY, UNDO = "steadyhand.history", "steadyhand.undo"
+CHECKPOINT, REWIND = "steadyhand.checkpoint", "steadyhand.rewind"
+
+editor_client = client_with(editor=True)
+
+
+async def _cancelled_halfway(client: LanguageClient, command: str, **params: Any) -> None:
+    """Send ``command`` and cancel it while the server waits on the editor: after it has
+    applied the change to the buffer and saved it, while a formatter may still run."""
+    pending = set(client.protocol._request_futures)
+    task = asyncio.ensure_future(
+        client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=command, arguments=[params])
+        )
+    )
+    await asyncio.sleep(0.15)
+    ids = set(client.protocol._request_futures) - pending
+    assert ids, "the command was answered before it could be cancelled"
+    for request_id in ids:
+        client.protocol.notify("$/cancelRequest", types.CancelParams(id=request_id))
+    with pytest.raises(Exception, match="cancel"):
+        await task
+    await settle(0.3)
+
+
+async def test_a_change_cancelled_after_it_reached_the_buffer_is_recorded(
+    editor_client: LanguageClient, workspace: Path
+) -> None:
+    state: EditorState = editor_client.editor  # type: ignore[attr-defined]
+    f = workspace / "open.txt"
+    f.write_text("first\nsecond\n")
+    uri = open_doc(editor_client, state, f)
+    await settle()
+    await call(editor_client, READ, file_path=str(f))
+    await _cancelled_halfway(
+        editor_client, EDIT, file_path=str(f), old_string="second", new_string="2nd"
+    )
+    assert state.buffers[uri].text == "first\n2nd\n"
+
+    listed = await call(editor_client, HISTORY, file_path=str(f))
+    assert [v["tool"] for v in listed["versions"]] == ["edit"], listed
+    undone = await call(editor_client, UNDO, file_path=str(f))
+    assert undone["ok"], undone
+    assert state.buffers[uri].text == "first\nsecond\n"
+
+
+async def test_a_rewind_cancelled_halfway_still_restores_every_file(
+    editor_client: LanguageClient, workspace: Path
+) -> None:
+    state: EditorState = editor_client.editor  # type: ignore[attr-defined]
+    a, b = workspace / "a.txt", workspace / "b.txt"
+    a.write_text("a0\n")
+    b.write_text("b0\n")
+    cp = await call(editor_client, CHECKPOINT, label="start")
+    for f in (a, b):
+        await call(editor_client, READ, file_path=str(f))
+        assert (await call(editor_client, WRITE, file_path=str(f), content=f.name + " 1\n"))["ok"]
+    open_doc(editor_client, state, a)  # restored through the editor, which takes a while
+    await settle()
+
+    await _cancelled_halfway(editor_client, REWIND, checkpoint=cp["checkpoint"])
+    assert (a.read_text(), b.read_text()) == ("a0\n", "b0\n")
+    for f in (a, b):
+        listed = await call(editor_client, HISTORY, file_path=str(f))
+        assert [v["tool"] for v in listed["versions"]] == ["rewind", "write"], listed
+
+
+@pytest.mark.parametrize(
+    "original",
+    [
+        "\ufeffhello\r\nworld\r\n".encode("utf-16-le"),
+        "café\nworld\n".encode("latin-1"),
+    ],
+    ids=["utf-16", "latin-1"],
+)
+@pytest.mark.parametrize("gone", [False, True], ids=["there", "deleted"])
+async def test_undo_of_a_change_made_in_a_buffer_restores_the_files_bytes(
+    editor_client: LanguageClient, workspace: Path, original: bytes, gone: bool
+) -> None:
+    state: EditorState = editor_client.editor  # type: ignore[attr-defined]
+    f = workspace / "enc.txt"
+    f.write_bytes(b"")
+    text = original.decode(_codec(original)).lstrip("\ufeff")
+    uri = open_doc(editor_client, state, f, text=text)
+    f.write_bytes(original)  # the buffer shows the file's text; the file is not UTF-8
+    await settle()
+    assert (await call(editor_client, READ, file_path=str(f)))["ok"]
+    r = await call(editor_client, EDIT, file_path=str(f), old_string="world", new_string="there")
+    assert r["ok"], r
+    close_doc(editor_client, state, uri)  # this editor saved it as UTF-8
+    await settle()
+    if gone:
+        f.unlink()
+
+    undone = await call(editor_client, UNDO, file_path=str(f), force=gone)
+    assert undone["ok"], undone
+    assert f.read_bytes() == original
+
+
+def _codec(data: bytes) -> str:
+    return "utf-16" if data.startswith(b"\xff\xfe") else "latin-1"
