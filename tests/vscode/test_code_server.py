@@ -176,7 +176,6 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         d.mkdir(parents=True)
     _make_workspace(ws)
     settings = {
-        "steadyhand.server.python": _server_python(),
         "steadyhand.tools.confirmWrites": False,
         "security.workspace.trust.enabled": False,
         "workbench.startupEditor": "none",
@@ -189,6 +188,12 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "window.zoomLevel": 0,
     }
     (user_data / "User" / "settings.json").write_text(json.dumps(settings, indent=2))
+    # `steadyhand.server.python` has machine scope: code-server's window is a remote one, which
+    # reads such settings from the remote machine's settings only.
+    (user_data / "Machine").mkdir(parents=True)
+    (user_data / "Machine" / "settings.json").write_text(
+        json.dumps({"steadyhand.server.python": _server_python()}, indent=2)
+    )
     cs_env = {
         **env,
         "HOME": str(home),
@@ -304,11 +309,14 @@ def test_server_starts_from_bundled_package(scenario: dict[str, Any]) -> None:
     # The server package was imported from the private environment made from bundled/wheels.
     assert status["sitePackages"], status
     assert status["sitePackages"].startswith(s["globalStorage"]), (status, s["globalStorage"])
-    assert status["python"], status
+    # The interpreter of the machine-scoped setting, not a fallback found on PATH.
+    assert status["python"] == _server_python(), status
     assert sorted(s["registered"]) == ["steadyhand.edit", "steadyhand.read", "steadyhand.write"]
     assert {"steadyhand.read", "steadyhand.edit", "steadyhand.write"} <= set(status["commands"])
     assert sorted(s["tools"]) == [
         "steadyhand_edit_file",
+        "steadyhand_edit_notebook",
+        "steadyhand_multi_edit_file",
         "steadyhand_read_file",
         "steadyhand_write_file",
     ]
@@ -378,6 +386,28 @@ def test_file_changed_behind_agent_is_reported(scenario: dict[str, Any]) -> None
     assert s["editAfterExternalChange"]["error"] == "stale", s["editAfterExternalChange"]
 
 
+def test_notebook_tools_multi_edit_and_dry_run(scenario: dict[str, Any]) -> None:
+    s = _step(scenario, "moreTools")
+    assert "File created successfully" in s["nbWrite"], s["nbWrite"]
+    # No raw-JSON text document of the notebook, which would reach the server as its buffer.
+    assert s["nbTextDocAfterWrite"] is False and s["nbTextDocAfterEdit"] is False, s
+    assert 'id="c1"' in s["nbRead"], s["nbRead"]
+    assert not s["nbEdit"].startswith("Error"), s["nbEdit"]
+    assert '"x = 2\\n"' in s["nbDisk"], s["nbDisk"]
+    assert not s["dryRun"].startswith("Error"), s["dryRun"]
+    assert s["afterDryRun"] == "alpha\nbeta\ngamma\n", "a dry run changed the file"
+    assert not s["multi"].startswith("Error"), s["multi"]
+    assert s["notesDisk"] == "one\nbeta\nthree\n", s["notesDisk"]
+
+
+def test_restart_while_the_client_starts_ends_running(scenario: dict[str, Any]) -> None:
+    s = _step(scenario, "restartDuringStart")
+    assert s["clientStarting"], f"the second restart did not come during a start: {s}"
+    assert s["settled"], s
+    assert s["running"] and s["status"]["state"] == "running", s
+    assert s["read"]["ok"] is True, s["read"]
+
+
 def test_status_counts_agent_edits(scenario: dict[str, Any]) -> None:
     status = _step(scenario, "final")["status"]
     assert status["editCount"] >= 4, status
@@ -405,4 +435,6 @@ def test_unusable_python_gives_one_notification_with_setting_button(
     assert len(ours) == 1, s["toasts"]
     assert "/nonexistent/python3" in ours[0] and "Open Setting" in ours[0], ours[0]
     assert s["readWhileFailed"]["error"] == "server_not_running", s["readWhileFailed"]
+    assert "Restart Server" in s["readWhileFailed"]["message"], s["readWhileFailed"]
+    assert s["readMs"] < 5000, "a call to a server that failed must fail at once"
     assert s["runningAgain"], "the server did not come back after the setting was fixed"

@@ -40,10 +40,12 @@ export class ActivityLog implements vscode.Disposable {
   addCommand(ev: CommandEvent): void {
     const verb = ev.command.replace(/^steadyhand\./, '');
     const p = typeof ev.result.path === 'string' ? ev.result.path : typeof ev.params.file_path === 'string' ? ev.params.file_path : undefined;
-    if (ev.result.ok && MUTATING_COMMANDS.has(ev.command)) {
+    // A dry run (`dry_run: true` in the result) checks an edit and changes nothing.
+    const dryRun = ev.result.dry_run === true;
+    if (ev.result.ok && !dryRun && MUTATING_COMMANDS.has(ev.command)) {
       this.edits += 1;
     }
-    const status = ev.result.ok ? verb : `${verb} refused (${ev.result.error ?? 'error'})`;
+    const status = `${verb}${dryRun ? ' (dry run)' : ''}${ev.result.ok ? '' : ` refused (${ev.result.error ?? 'error'})`}`;
     this.push({
       time: new Date(),
       kind: 'command',

@@ -18,6 +18,10 @@ export interface ReadParams {
   file_path: string;
   offset?: number;
   limit?: number;
+  /** PDFs: "3", "1-5", "7-" or "1,4-6". */
+  pages?: string;
+  /** Notebooks: image outputs as base64 in the result's `images`. */
+  include_images?: boolean;
   session?: string;
 }
 
@@ -26,17 +30,22 @@ export interface EditParams {
   old_string: string;
   new_string: string;
   replace_all?: boolean;
+  /** Refuse (`count_mismatch`) unless exactly this many places match. */
+  expected_replacements?: number;
+  /** Run every check and return the diff, changing nothing. */
+  dry_run?: boolean;
   session?: string;
 }
 
 export interface WriteParams {
   file_path: string;
   content: string;
+  dry_run?: boolean;
   session?: string;
 }
 
 export interface ReadResult extends CommandResult {
-  type?: 'text' | 'file_unchanged';
+  type?: 'text' | 'file_unchanged' | 'notebook' | 'image' | 'pdf';
   start_line?: number;
   num_lines?: number;
   total_lines?: number;
@@ -103,7 +112,8 @@ export interface SteadyhandApi {
   closeSession(session: string): Promise<CommandResult>;
   /**
    * Runs a language-model tool's handler directly (`steadyhand_read_file`, `steadyhand_edit_file`,
-   * `steadyhand_write_file`) and returns the text the model would get, diagnostics included.
+   * `steadyhand_multi_edit_file`, `steadyhand_write_file`, `steadyhand_edit_notebook`) and returns
+   * the text the model would get, diagnostics included.
    * For agents that do not go through `vscode.lm.invokeTool`.
    */
   invokeTool(name: string, input: unknown, token?: CancellationToken): Promise<string>;

@@ -1,6 +1,7 @@
 /**
  * Turning server results and diagnostics into the text a model reads. Pure (no `vscode` import).
  */
+import { toolForCommand } from './tools';
 
 /** What the server returns for every command (extra structured fields vary per command). */
 export interface CommandResult {
@@ -48,6 +49,28 @@ export function formatDiagnosticsReport(path: string, newErrors: DiagnosticInfo[
   return `After this change the editor reports ${newErrors.length} new ${noun} in ${path}:\n${shown.join('\n')}${more}\n${fix} before you go on.`;
 }
 
+// The server tells a client that images come as base64 fields of the result; a language-model
+// tool result here carries text only (the VS Code API this extension targets, 1.95, has no data
+// parts), so those sentences would send the model looking for data it never gets.
+const IMAGE_IN_DATA = " The image is in the result's `data` field (base64).";
+const IMAGE_NOT_PASSED =
+  ' This tool returns text only, so the image itself is not passed on to you: do not guess what it shows (ask the user if you need to know).';
+const NOTEBOOK_IMAGE_DELIVERED = /^\((image\/[\w.+-]+) output, ([\d,]+) bytes: delivered in `images`\)$/gm;
+const NOTEBOOK_IMAGE_WITHHELD = /^\((image\/[\w.+-]+) output, ([\d,]+) bytes, not shown; read with include_images=true to receive it\)$/gm;
+
+/** The server's message with what it says about delivered images made true for a text-only tool. */
+function textOnly(result: CommandResult): string {
+  if (result.type === 'image') {
+    return result.message.replace(IMAGE_IN_DATA, IMAGE_NOT_PASSED);
+  }
+  if (result.type === 'notebook') {
+    return result.message
+      .replace(NOTEBOOK_IMAGE_DELIVERED, '($1 output, $2 bytes, not shown: this tool returns text only)')
+      .replace(NOTEBOOK_IMAGE_WITHHELD, '($1 output, $2 bytes, not shown: this tool returns text only)');
+  }
+  return result.message;
+}
+
 /**
  * The text a language-model tool returns.
  * `diagnostics`: undefined when not collected (reads, failed edits, report turned off).
@@ -55,13 +78,24 @@ export function formatDiagnosticsReport(path: string, newErrors: DiagnosticInfo[
 export function formatToolResult(result: CommandResult, diagnostics?: { path: string; newErrors: DiagnosticInfo[] }): string {
   if (!result.ok) {
     const code = result.error ?? 'error';
-    return `Error (${code}): ${result.message}`;
+    // `use` names a server command; the model knows the tools, not the commands.
+    const tool = result.error === 'wrong_tool' && typeof result.use === 'string' ? toolForCommand(result.use) : undefined;
+    return `Error (${code}): ${result.message}${tool ? ` Use the ${tool} tool.` : ''}`;
   }
-  let text = result.message;
+  let text = textOnly(result);
   if (diagnostics) {
     text += `\n\n${formatDiagnosticsReport(diagnostics.path, diagnostics.newErrors)}`;
   }
   return text;
+}
+
+/** What a model should do when the server is not running: retrying at once cannot help. */
+export const NOT_RUNNING_NEXT_STEP =
+  "Do not retry now; ask the user to run 'Steadyhand: Restart Server' or to check the Steadyhand output channel.";
+
+export function notRunningResult(reason?: string): CommandResult {
+  const why = reason ? `: ${reason.replace(/\.$/, '')}` : '';
+  return { ok: false, error: 'server_not_running', message: `The Steadyhand server is not running${why}. ${NOT_RUNNING_NEXT_STEP}` };
 }
 
 /** A result for an input the extension refused before reaching the server. */
@@ -78,6 +112,10 @@ export function requestErrorResult(err: unknown): CommandResult {
   }
   if (e?.code === -32800) {
     return { ok: false, error: 'cancelled', message: 'The request was cancelled.' };
+  }
+  // ConnectionInactive: the client stopped between the state check and the send.
+  if (e?.code === -32096) {
+    return notRunningResult();
   }
   return { ok: false, error: 'server_error', message: `The Steadyhand server could not run the request: ${msg}` };
 }

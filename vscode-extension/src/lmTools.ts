@@ -1,11 +1,14 @@
-/** The language-model tools: `steadyhand_read_file`, `steadyhand_edit_file`, `steadyhand_write_file`. */
+/**
+ * The language-model tools: `steadyhand_read_file`, `steadyhand_edit_file`,
+ * `steadyhand_multi_edit_file`, `steadyhand_write_file`, `steadyhand_edit_notebook`.
+ */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { DiagnosticsTracker, errorInfos } from './diagnostics';
 import { describeWrite, formatToolResult, invalidInputResult, newDiagnostics, type DiagnosticInfo } from './format';
 import type { ServerManager } from './server';
-import { resolveToolPath } from './paths';
+import { isNotebookPath, resolveToolPath } from './paths';
 import { CONFIG_SECTION } from './settings';
 import { TOOLS, toolInputToCommand } from './tools';
 
@@ -30,11 +33,14 @@ export class ToolRunner {
       return formatToolResult(invalidInputResult(mapped.error));
     }
     const waitMs = this.config().get<number>('tools.diagnosticsWaitMs') ?? 2500;
-    const collect = mapped.spec.mutates && waitMs > 0;
+    const target = this.resolvePath(String(mapped.params.file_path));
+    // A dry run changes nothing to report on. A notebook's diagnostics belong to its cells, and
+    // opening the .ipynb as a text document would hand the server its raw JSON as an open buffer.
+    const collect = mapped.spec.mutates && waitMs > 0 && mapped.params.dry_run !== true && !isNotebookPath(target);
     if (!collect) {
       return formatToolResult(await this.server.request(mapped.command, mapped.params, token));
     }
-    const before = errorInfos(vscode.Uri.file(this.resolvePath(String(mapped.params.file_path))));
+    const before = errorInfos(vscode.Uri.file(target));
     const tracker = new DiagnosticsTracker();
     try {
       return await this.runAndReport(mapped.command, mapped.params, before, tracker, waitMs, token);
@@ -56,6 +62,10 @@ export class ToolRunner {
       return formatToolResult(result);
     }
     const filePath = typeof result.path === 'string' ? result.path : this.resolvePath(String(params.file_path));
+    if (isNotebookPath(filePath)) {
+      // The real path names a notebook the given one did not (a symlink): skipped as in run().
+      return formatToolResult(result);
+    }
     const uri = vscode.Uri.file(filePath);
     try {
       // Language features check only documents that are open, and pull-diagnostics clients (VS
@@ -95,14 +105,22 @@ class SteadyhandTool implements vscode.LanguageModelTool<ToolInput> {
 
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<ToolInput>): vscode.PreparedToolInvocation {
     const input = options.input ?? {};
-    const filePath = typeof input.file_path === 'string' ? input.file_path : '';
+    const given = input.file_path ?? input.notebook_path;
+    const filePath = typeof given === 'string' ? given : '';
     const shown = filePath ? vscode.workspace.asRelativePath(this.runner.resolvePath(filePath)) : 'a file';
+    const dryRun = input.dry_run === true;
     switch (this.name) {
       case 'steadyhand_read_file':
         return { invocationMessage: `Reading ${shown}` };
       case 'steadyhand_edit_file':
-        return { invocationMessage: `Editing ${shown}` };
+      case 'steadyhand_multi_edit_file':
+        return { invocationMessage: `${dryRun ? 'Checking an edit of' : 'Editing'} ${shown}` };
+      case 'steadyhand_edit_notebook':
+        return { invocationMessage: `Editing notebook ${shown}` };
       default: {
+        if (dryRun) {
+          return { invocationMessage: `Checking a write of ${shown}` };
+        }
         const confirm = vscode.workspace.getConfiguration(CONFIG_SECTION).get<boolean>('tools.confirmWrites') ?? true;
         const abs = filePath ? this.runner.resolvePath(filePath) : '';
         const exists = abs !== '' && fs.existsSync(abs);

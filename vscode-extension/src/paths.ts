@@ -26,3 +26,8 @@ export function resolveToolPath(filePath: string, workspaceFolder: string | unde
   }
   return path.resolve(workspaceFolder ?? process.cwd(), filePath);
 }
+
+/** Whether a path names a Jupyter notebook (the server's test, by extension). */
+export function isNotebookPath(filePath: string): boolean {
+  return filePath.toLowerCase().endsWith('.ipynb');
+}

@@ -4,8 +4,11 @@
  * the disk holds the document's text: `TextDocument.save()` and `workspace.save()` may resolve before
  * the bytes are on disk, so we poll. A document whose version is no longer the one in `versions` has
  * changed since the edit (the user is typing): it is not saved, since that would save their typing.
+ * Without a version for a document, the version recorded when the extension applied the server's
+ * edit takes its place (see editVersions.ts).
  */
 import * as vscode from 'vscode';
+import { saveRefusal, type EditedVersions } from './editVersions';
 import { diskMatches } from './textCompare';
 
 export interface SaveDocumentsParams {
@@ -31,6 +34,11 @@ function sameUri(a: vscode.Uri, b: vscode.Uri): boolean {
   return a.toString() === b.toString() || (a.scheme === 'file' && b.scheme === 'file' && a.fsPath === b.fsPath);
 }
 
+/** The open document a URI from the server names, if any. */
+export function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
+  return vscode.workspace.textDocuments.find((d) => sameUri(d.uri, uri));
+}
+
 async function waitForDisk(doc: vscode.TextDocument, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   let delay = 10;
@@ -52,23 +60,20 @@ async function waitForDisk(doc: vscode.TextDocument, timeoutMs: number): Promise
   }
 }
 
-export async function saveOne(uriString: string, timeoutMs: number, version?: number): Promise<SaveOutcome> {
+export async function saveOne(uriString: string, timeoutMs: number, version: number | undefined, edited: EditedVersions): Promise<SaveOutcome> {
   let uri: vscode.Uri;
   try {
     uri = vscode.Uri.parse(uriString, true);
   } catch (err) {
     return { uri: uriString, saved: false, error: `invalid URI: ${String(err)}` };
   }
-  const doc = vscode.workspace.textDocuments.find((d) => sameUri(d.uri, uri));
+  const doc = openDocument(uri);
   if (!doc) {
     return { uri: uriString, saved: false, error: 'the document is not open in the editor' };
   }
-  if (version !== undefined && doc.version !== version) {
-    return {
-      uri: uriString,
-      saved: false,
-      error: `the document changed after the edit (version ${doc.version}, not ${version}): the user may be typing`,
-    };
+  const refusal = saveRefusal(doc.version, version, edited.get(doc.uri.toString()));
+  if (refusal !== undefined) {
+    return { uri: uriString, saved: false, error: refusal };
   }
   if (doc.isDirty) {
     const ok = await doc.save();
@@ -82,13 +87,13 @@ export async function saveOne(uriString: string, timeoutMs: number, version?: nu
   return { uri: uriString, saved: false, error: `the file on disk did not match the document within ${timeoutMs} ms` };
 }
 
-export async function handleSaveDocuments(params: SaveDocumentsParams, timeoutMs = 10_000): Promise<SaveDocumentsResult> {
+export async function handleSaveDocuments(params: SaveDocumentsParams, edited: EditedVersions, timeoutMs = 10_000): Promise<SaveDocumentsResult> {
   const uris = Array.isArray(params?.uris) ? params.uris.filter((u): u is string => typeof u === 'string') : [];
   const versions = params?.versions && typeof params.versions === 'object' ? params.versions : {};
   const versionOf = (u: string): number | undefined => {
     const v = versions[u];
     return typeof v === 'number' ? v : undefined;
   };
-  const results = await Promise.all(uris.map((u) => saveOne(u, timeoutMs, versionOf(u))));
+  const results = await Promise.all(uris.map((u) => saveOne(u, timeoutMs, versionOf(u), edited)));
   return { saved: results.filter((r) => r.saved).map((r) => r.uri), results };
 }

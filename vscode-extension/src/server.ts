@@ -8,8 +8,10 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import * as vscode from 'vscode';
 import {
+  CancellationToken,
   CloseAction,
   DidChangeConfigurationNotification,
+  DidChangeWatchedFilesNotification,
   ErrorAction,
   ExecuteCommandRequest,
   LanguageClient,
@@ -24,7 +26,9 @@ import {
 } from 'vscode-languageclient/node';
 import type { ActivityLog } from './activity';
 import type { CommandEvent, FileChangedEvent, ServerState, ServerStatus } from './api';
-import { isCommandResult, requestErrorResult, type CommandResult } from './format';
+import { EditedVersions, editedUris } from './editVersions';
+import { isCommandResult, notRunningResult, requestErrorResult, type CommandResult } from './format';
+import { Lifecycle } from './lifecycle';
 import {
   describeCandidate,
   formatVersion,
@@ -37,7 +41,7 @@ import {
   type ResolvedInterpreter,
 } from './interpreter';
 import { ensureServerEnv, pruneOldEnvs, pythonEnv } from './pythonEnv';
-import { handleSaveDocuments, type SaveDocumentsParams } from './saveDocuments';
+import { handleSaveDocuments, openDocument, type SaveDocumentsParams } from './saveDocuments';
 import { ServerLogParser } from './serverLog';
 import { CONFIG_SECTION, readServerSettings, type ServerSettings } from './settings';
 
@@ -45,6 +49,12 @@ const FILE_CHANGED = 'steadyhand/fileChanged';
 const SAVE_DOCUMENTS = 'steadyhand/saveDocuments';
 const RESTART_WINDOW_MS = 3 * 60_000;
 const MAX_RESTARTS = 5;
+/** How long a start waits for the server's initialize answer, and a stop for a client's start. */
+const CLIENT_START_WAIT_MS = 60_000;
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
 
 function probe(candidate: Candidate): Promise<ProbeResult> {
   return new Promise((resolve) => {
@@ -104,7 +114,16 @@ export class ServerManager implements vscode.Disposable {
   private readyWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   private restarts: number[] = [];
   private crashRestarts = 0;
-  private starting: Promise<void> | undefined;
+  private readonly lifecycle = new Lifecycle({
+    start: (superseded) => this.doStart(superseded),
+    stop: () => this.stopCurrentClient(),
+    willRestart: () => {
+      this.setState('starting');
+      this.restarts = [];
+    },
+    onError: (err) => this.output.warn(`Starting the server: ${errorText(err)}`),
+  });
+  private readonly editedVersions = new EditedVersions();
   private notified = new Set<string>();
   private pythonExtSub: vscode.Disposable | undefined;
   private readonly disposables: vscode.Disposable[] = [];
@@ -134,6 +153,7 @@ export class ServerManager implements vscode.Disposable {
           this.pushSettings();
         }
       }),
+      vscode.workspace.onDidCloseTextDocument((doc) => this.editedVersions.forget(doc.uri.toString())),
     );
   }
 
@@ -177,9 +197,10 @@ export class ServerManager implements vscode.Disposable {
       for (const w of this.readyWaiters.splice(0)) {
         w.resolve();
       }
-    } else if (state === 'failed') {
+    } else if (state === 'failed' || state === 'stopped') {
+      const reason = state === 'failed' ? (error ?? 'the Steadyhand server failed to start') : 'the Steadyhand server was stopped';
       for (const w of this.readyWaiters.splice(0)) {
-        w.reject(new Error(error ?? 'the Steadyhand server failed to start'));
+        w.reject(new Error(reason));
       }
     }
     this.statusEmitter.fire(this.status());
@@ -196,6 +217,9 @@ export class ServerManager implements vscode.Disposable {
     }
     if (this.state === 'failed') {
       return Promise.reject(new Error(this.error ?? 'the Steadyhand server is not running'));
+    }
+    if (this.state === 'stopped' && !this.lifecycle.busy) {
+      return Promise.reject(new Error('the Steadyhand server is stopped'));
     }
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`the Steadyhand server did not start within ${timeoutMs} ms`)), timeoutMs);
@@ -255,15 +279,11 @@ export class ServerManager implements vscode.Disposable {
   }
 
   start(): Promise<void> {
-    if (!this.starting) {
-      this.starting = this.doStart().finally(() => {
-        this.starting = undefined;
-      });
-    }
-    return this.starting;
+    return this.lifecycle.start();
   }
 
-  private async doStart(): Promise<void> {
+  /** `superseded()`: a stop or restart came while this start was waiting; the stopper owns the state now. */
+  private async doStart(superseded: () => boolean): Promise<void> {
     this.interp = undefined;
     this.sitePackages = undefined;
     this.setState('starting');
@@ -271,6 +291,9 @@ export class ServerManager implements vscode.Disposable {
     const fromExt = setting && setting.trim() !== '' ? undefined : await this.pythonExtensionInterpreter();
     const candidates = interpreterCandidates(setting, fromExt, process.platform);
     const resolved = await resolveInterpreter(candidates, probe);
+    if (superseded()) {
+      return;
+    }
     if (!resolved.ok) {
       for (const d of resolved.details) {
         this.output.error(d);
@@ -289,8 +312,8 @@ export class ServerManager implements vscode.Disposable {
 
     const bundledDir = path.join(this.context.extensionPath, 'bundled');
     const storageDir = this.context.globalStorageUri.fsPath;
-    fs.mkdirSync(storageDir, { recursive: true });
     try {
+      fs.mkdirSync(storageDir, { recursive: true });
       const env = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: 'Steadyhand: preparing the server' },
         () =>
@@ -302,6 +325,9 @@ export class ServerManager implements vscode.Disposable {
             allowOnline: true,
           }),
       );
+      if (superseded()) {
+        return;
+      }
       this.sitePackages = env.sitePackages;
       this.output.info(
         env.sitePackages ? `Server environment ${env.how}: ${env.sitePackages}` : 'Server: using the interpreter’s own steadyhand package',
@@ -310,6 +336,9 @@ export class ServerManager implements vscode.Disposable {
         pruneOldEnvs(storageDir, path.basename(path.dirname(env.sitePackages)), (l) => this.output.info(l));
       }
     } catch (err) {
+      if (superseded()) {
+        return;
+      }
       const msg = `Steadyhand cannot start: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
       this.output.error(err instanceof Error ? err.message : String(err));
       this.activity.addServer(msg, false);
@@ -321,7 +350,16 @@ export class ServerManager implements vscode.Disposable {
     const client = this.createClient(resolved);
     this.client = client;
     try {
-      await client.start();
+      const started = await withTimeout(client.start().then(() => true), CLIENT_START_WAIT_MS);
+      if (superseded()) {
+        return;
+      }
+      if (!started) {
+        // Stopping a starting client fails, but it still ends the server process.
+        this.client = undefined;
+        void this.stopClient(client, false);
+        throw new Error(`it did not answer the initialize request within ${CLIENT_START_WAIT_MS / 1000} s`);
+      }
       const info = client.initializeResult?.serverInfo;
       const msg = `${info?.name ?? 'steadyhand'} ${info?.version ?? ''} running (Python ${formatVersion(resolved.version)})`.replace(/\s+/g, ' ');
       this.output.info(msg);
@@ -329,7 +367,10 @@ export class ServerManager implements vscode.Disposable {
       this.setState('running');
       this.pushSettings();
     } catch (err) {
-      const msg = `Steadyhand server failed to start: ${err instanceof Error ? err.message : String(err)}`;
+      if (superseded()) {
+        return;
+      }
+      const msg = `Steadyhand server failed to start: ${errorText(err)}`;
       this.output.error(msg);
       this.activity.addServer(msg, false);
       this.setState('failed', msg);
@@ -355,6 +396,10 @@ export class ServerManager implements vscode.Disposable {
         return { action: ErrorAction.Shutdown, handled: true };
       },
       closed: () => {
+        if (this.client !== client) {
+          // A client this manager already let go of (stopped while it was starting).
+          return { action: CloseAction.DoNotRestart, handled: true };
+        }
         const now = Date.now();
         this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
         if (this.restarts.length < MAX_RESTARTS) {
@@ -363,6 +408,8 @@ export class ServerManager implements vscode.Disposable {
           const msg = `The Steadyhand server stopped unexpectedly; restarting it (${this.restarts.length}/${MAX_RESTARTS} in 3 minutes).`;
           this.output.warn(msg);
           this.activity.addServer(msg, false);
+          // Calls made meanwhile wait for the restarted server instead of failing.
+          this.setState('starting');
           return { action: CloseAction.Restart, handled: true };
         }
         const msg = `The Steadyhand server crashed ${MAX_RESTARTS} times in 3 minutes and was not restarted.`;
@@ -412,6 +459,20 @@ export class ServerManager implements vscode.Disposable {
           return result;
         },
         workspace: {
+          handleApplyEdit: async (params, next) => {
+            // The client passes no token here; its own handler ignores it.
+            const result = await next(params, CancellationToken.None);
+            if (!(result instanceof ResponseError) && result.applied) {
+              this.recordEditedVersions(client, params.edit);
+              // Full-sync didChange is held back while the user types; sent late, the server has
+              // no version to name in its save request. Any notification sends it now: it carries
+              // the buffer as it is, as the held-back one would have.
+              await client.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [] }).catch((err: unknown) => {
+                this.output.warn(`Could not send the edited documents' changes at once: ${errorText(err)}`);
+              });
+            }
+            return result;
+          },
           configuration: async (params, token, next) => {
             const values: unknown = await next(params, token);
             if (!Array.isArray(values)) {
@@ -441,29 +502,39 @@ export class ServerManager implements vscode.Disposable {
       this.activity.addFileChanged(p);
       this.fileEmitter.fire(p);
     });
-    // Answer once disk has the text; an error reply means "not saved" (the server then tells the
-    // agent the change is only in the buffer). 8 s stays inside the server's own 10 s limit.
+    // Answer once disk has the text. Always per URI: an error reply would turn one document's
+    // failure into "none saved" (the server tells the agent which change is only in the buffer,
+    // and why). 8 s stays inside the server's own 10 s limit.
     client.onRequest(SAVE_DOCUMENTS, async (p: SaveDocumentsParams) => {
-      const result = await handleSaveDocuments(p, 8_000);
-      const failed = result.results.filter((r) => !r.saved);
-      for (const r of failed) {
+      const result = await handleSaveDocuments(p, this.editedVersions, 8_000);
+      for (const r of result.results.filter((o) => !o.saved)) {
         this.output.warn(`Could not save ${r.uri} for the server: ${r.error ?? ''}`);
-      }
-      if (failed.length > 0) {
-        return new ResponseError(-32803, `Not saved: ${failed.map((r) => `${r.uri} (${r.error ?? 'unknown reason'})`).join('; ')}`);
       }
       return result;
     });
     client.onDidChangeState((e) => {
-      if (e.newState === State.Running && this.state !== 'running' && this.client === client && !this.starting) {
+      if (e.newState === State.Running && this.state !== 'running' && this.client === client && !this.lifecycle.starting) {
         this.setState('running');
       } else if (e.newState === State.Starting && this.client === client && this.state === 'running') {
         this.setState('starting');
       } else if (e.newState === State.Stopped && this.client === client && this.state === 'running') {
         this.setState('stopped');
+      } else if (e.newState === State.StartFailed && this.client === client && !this.lifecycle.starting) {
+        // The restart after a crash failed: calls must not wait for it.
+        this.setState('failed', 'The Steadyhand server stopped and could not be started again; see the Steadyhand output channel.');
       }
     });
     return client;
+  }
+
+  /** After the server's edit is applied: each edited document's version, for a save request without one. */
+  private recordEditedVersions(client: LanguageClient, edit: unknown): void {
+    for (const uri of editedUris(edit)) {
+      const doc = openDocument(client.protocol2CodeConverter.asUri(uri));
+      if (doc) {
+        this.editedVersions.record(doc.uri.toString(), doc.version);
+      }
+    }
   }
 
   private observe(command: string, params: Record<string, unknown>, result: CommandResult): void {
@@ -477,15 +548,18 @@ export class ServerManager implements vscode.Disposable {
   /** Runs a server command with one parameter object; refusals and failures come back as results. */
   async request(command: string, params: Record<string, unknown>, token?: vscode.CancellationToken): Promise<CommandResult> {
     if (this.state !== 'running') {
+      if (this.state === 'stopped' && !this.lifecycle.busy) {
+        return notRunningResult();
+      }
       try {
         await this.ready(60_000);
       } catch (err) {
-        return { ok: false, error: 'server_not_running', message: `The Steadyhand server is not running: ${err instanceof Error ? err.message : String(err)}` };
+        return notRunningResult(errorText(err));
       }
     }
     const client = this.client;
     if (!client) {
-      return { ok: false, error: 'server_not_running', message: 'The Steadyhand server is not running.' };
+      return notRunningResult();
     }
     let result: CommandResult;
     try {
@@ -498,24 +572,36 @@ export class ServerManager implements vscode.Disposable {
     return result;
   }
 
-  async restart(): Promise<void> {
-    await this.stop();
-    this.restarts = [];
-    await this.start();
+  /** Stops and starts the server (see Lifecycle for restarts asked for during a start). */
+  restart(): Promise<void> {
+    return this.lifecycle.restart();
   }
 
+  /** Stops the server for good (the extension is going away). */
   async stop(): Promise<void> {
+    await this.lifecycle.close();
+    this.setState('stopped');
+  }
+
+  private async stopCurrentClient(): Promise<void> {
     const client = this.client;
     this.client = undefined;
     if (client) {
-      try {
-        await client.stop(5_000);
-      } catch (err) {
-        this.output.warn(`Stopping the server: ${String(err)}`);
-      }
-      await client.dispose();
+      await this.stopClient(client, true);
     }
-    this.setState('stopped');
+  }
+
+  private async stopClient(client: LanguageClient, waitForStart: boolean): Promise<void> {
+    if (waitForStart && client.state === State.Starting) {
+      // Its own start (e.g. the restart after a crash) settles first, or stopping it would fail.
+      const settled = (): undefined => undefined;
+      await withTimeout(client.start().then(settled, settled), CLIENT_START_WAIT_MS);
+    }
+    try {
+      await client.dispose(5_000);
+    } catch (err) {
+      this.output.warn(`Stopping the server: ${errorText(err)}`);
+    }
   }
 
   dispose(): void {

@@ -40,7 +40,7 @@ export const SERVER_SETTINGS: readonly ServerSettingSpec[] = [
   { name: 'historyDir', type: 'string', default: '' },
   { name: 'historyMaxBytes', type: 'integer', default: 268435456 },
   { name: 'historyMaxFileBytes', type: 'integer', default: 16777216 },
-  { name: 'protectedGlobs', type: 'string[]', default: ['.git/**', '.git', '.hg/**', '.svn/**', '.vscode/**', '.idea/**', '.vs/**', '.zed/**', '.fleet/**'] },
+  { name: 'protectedGlobs', type: 'string[]', default: ['.git/**', '.git', '.hg/**', '.svn/**', '.vscode/**', '.idea/**', '.vs/**', '.zed/**', '.fleet/**', '**/*.code-workspace'] },
   { name: 'allowProtectedWrites', type: 'boolean', default: false },
   { name: 'secrets', type: 'string', default: 'warn', values: ['warn', 'block', 'off'] },
   { name: 'imageMaxPixels', type: 'integer', default: 1150000 },

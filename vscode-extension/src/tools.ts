@@ -6,7 +6,7 @@
  * `contributes.languageModelTools`; a unit test keeps the two in step.
  */
 
-export type FieldType = 'string' | 'integer' | 'boolean';
+export type FieldType = 'string' | 'integer' | 'boolean' | 'array';
 
 export interface ToolField {
   readonly name: string;
@@ -14,6 +14,10 @@ export interface ToolField {
   readonly required: boolean;
   /** Smallest allowed value for integers. */
   readonly min?: number;
+  /** Allowed values for an enumerated string. */
+  readonly values?: readonly string[];
+  /** For arrays: the fields of each item (an object); at least one item is required. */
+  readonly items?: readonly ToolField[];
 }
 
 export interface ToolSpec {
@@ -24,6 +28,8 @@ export interface ToolSpec {
   readonly fields: readonly ToolField[];
   /** Whether the tool changes files (diagnostics are collected after it). */
   readonly mutates: boolean;
+  /** Other names models use for a field, mapped to the field (the server accepts them too). */
+  readonly aliases?: Readonly<Record<string, string>>;
 }
 
 export const COMMANDS = {
@@ -31,13 +37,18 @@ export const COMMANDS = {
   edit: 'steadyhand.edit',
   write: 'steadyhand.write',
   multiEdit: 'steadyhand.multiEdit',
+  notebookEdit: 'steadyhand.notebookEdit',
   sessionFork: 'steadyhand.session.fork',
   sessionClose: 'steadyhand.session.close',
 } as const;
 
 /** Server commands whose successful result changes a file (counted as agent edits). */
-export const MUTATING_COMMANDS: ReadonlySet<string> = new Set([COMMANDS.edit, COMMANDS.write, COMMANDS.multiEdit]);
+export const MUTATING_COMMANDS: ReadonlySet<string> = new Set([COMMANDS.edit, COMMANDS.write, COMMANDS.multiEdit, COMMANDS.notebookEdit]);
 
+const DRY_RUN: ToolField = { name: 'dry_run', type: 'boolean', required: false };
+const EXPECTED_REPLACEMENTS: ToolField = { name: 'expected_replacements', type: 'integer', required: false, min: 1 };
+
+// `session` is left out on purpose: the tools run in `steadyhand.tools.session`, not one the model picks.
 export const TOOLS: readonly ToolSpec[] = [
   {
     tool: 'steadyhand_read_file',
@@ -47,6 +58,8 @@ export const TOOLS: readonly ToolSpec[] = [
       { name: 'file_path', type: 'string', required: true },
       { name: 'offset', type: 'integer', required: false, min: 1 },
       { name: 'limit', type: 'integer', required: false, min: 1 },
+      { name: 'pages', type: 'string', required: false },
+      { name: 'include_images', type: 'boolean', required: false },
     ],
   },
   {
@@ -58,6 +71,28 @@ export const TOOLS: readonly ToolSpec[] = [
       { name: 'old_string', type: 'string', required: true },
       { name: 'new_string', type: 'string', required: true },
       { name: 'replace_all', type: 'boolean', required: false },
+      EXPECTED_REPLACEMENTS,
+      DRY_RUN,
+    ],
+  },
+  {
+    tool: 'steadyhand_multi_edit_file',
+    command: COMMANDS.multiEdit,
+    mutates: true,
+    fields: [
+      { name: 'file_path', type: 'string', required: true },
+      {
+        name: 'edits',
+        type: 'array',
+        required: true,
+        items: [
+          { name: 'old_string', type: 'string', required: true },
+          { name: 'new_string', type: 'string', required: true },
+          { name: 'replace_all', type: 'boolean', required: false },
+          EXPECTED_REPLACEMENTS,
+        ],
+      },
+      DRY_RUN,
     ],
   },
   {
@@ -67,6 +102,20 @@ export const TOOLS: readonly ToolSpec[] = [
     fields: [
       { name: 'file_path', type: 'string', required: true },
       { name: 'content', type: 'string', required: true },
+      DRY_RUN,
+    ],
+  },
+  {
+    tool: 'steadyhand_edit_notebook',
+    command: COMMANDS.notebookEdit,
+    mutates: true,
+    aliases: { notebook_path: 'file_path' },
+    fields: [
+      { name: 'file_path', type: 'string', required: true },
+      { name: 'cell_id', type: 'string', required: false },
+      { name: 'new_source', type: 'string', required: false },
+      { name: 'edit_mode', type: 'string', required: false, values: ['replace', 'insert', 'delete'] },
+      { name: 'cell_type', type: 'string', required: false, values: ['code', 'markdown', 'raw'] },
     ],
   },
 ];
@@ -77,24 +126,87 @@ export function toolSpec(tool: string): ToolSpec | undefined {
   return TOOLS.find((t) => t.tool === tool);
 }
 
+/** The language-model tool that runs a server command, if there is one. */
+export function toolForCommand(command: string): string | undefined {
+  return TOOLS.find((t) => t.command === command)?.tool;
+}
+
 export type ToolMapping =
   | { ok: true; spec: ToolSpec; command: string; params: Record<string, unknown> }
   | { ok: false; error: string };
 
+function expectedType(field: ToolField): string {
+  if (field.values) {
+    return `one of ${field.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  if (field.type === 'integer' && field.min !== undefined) {
+    return `an integer >= ${field.min}`;
+  }
+  if (field.type === 'array') {
+    return `a non-empty array of objects with ${(field.items ?? []).map((f) => f.name).join(', ')}`;
+  }
+  return `a ${field.type}`;
+}
+
 function typeOk(field: ToolField, value: unknown): boolean {
   switch (field.type) {
     case 'string':
-      return typeof value === 'string';
+      return typeof value === 'string' && (field.values === undefined || field.values.includes(value));
     case 'boolean':
       return typeof value === 'boolean';
     case 'integer':
       return typeof value === 'number' && Number.isInteger(value) && (field.min === undefined || value >= field.min);
+    case 'array':
+      return Array.isArray(value) && value.length > 0;
   }
 }
 
 /** snake_case form of a camelCase key, for "did you mean" hints. */
 function snake(key: string): string {
   return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Checks `obj` against `fields`; returns the checked copy, adding problems named under `where`. */
+function checkFields(fields: readonly ToolField[], obj: Record<string, unknown>, where: string, problems: string[]): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  const known = new Set(fields.map((f) => f.name));
+  for (const key of Object.keys(obj)) {
+    if (!known.has(key)) {
+      const hint = known.has(snake(key)) ? ` (did you mean ${snake(key)}?)` : '';
+      problems.push(`unknown parameter ${where}${key}${hint}`);
+    }
+  }
+  for (const field of fields) {
+    const value = obj[field.name];
+    if (value === undefined || value === null) {
+      if (field.required) {
+        problems.push(`missing required parameter ${where}${field.name}`);
+      }
+      continue;
+    }
+    if (!typeOk(field, value)) {
+      problems.push(`${where}${field.name} must be ${expectedType(field)}`);
+      continue;
+    }
+    if (field.type === 'array' && field.items && Array.isArray(value)) {
+      const items = field.items;
+      params[field.name] = (value as unknown[]).map((item, i) => {
+        const at = `${where}${field.name}[${i}].`;
+        if (!isObject(item)) {
+          problems.push(`${where}${field.name}[${i}] must be an object with ${items.map((f) => f.name).join(', ')}`);
+          return item;
+        }
+        return checkFields(items, item, at, problems);
+      });
+      continue;
+    }
+    params[field.name] = value;
+  }
+  return params;
 }
 
 /**
@@ -106,34 +218,22 @@ export function toolInputToCommand(tool: string, input: unknown, session: string
   if (!spec) {
     return { ok: false, error: `Unknown tool ${tool}.` };
   }
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+  if (!isObject(input)) {
     return { ok: false, error: `The input of ${tool} must be a JSON object with ${spec.fields.map((f) => f.name).join(', ')}.` };
   }
-  const obj = input as Record<string, unknown>;
-  const params: Record<string, unknown> = {};
   const problems: string[] = [];
-  const known = new Set(spec.fields.map((f) => f.name));
-  for (const key of Object.keys(obj)) {
-    if (!known.has(key)) {
-      const hint = known.has(snake(key)) ? ` (did you mean ${snake(key)}?)` : '';
-      problems.push(`unknown parameter ${key}${hint}`);
-    }
-  }
-  for (const field of spec.fields) {
-    const value = obj[field.name];
-    if (value === undefined || value === null) {
-      if (field.required) {
-        problems.push(`missing required parameter ${field.name}`);
+  let obj = input;
+  for (const [alias, name] of Object.entries(spec.aliases ?? {})) {
+    if (alias in obj) {
+      if (name in obj) {
+        problems.push(`pass ${name} or ${alias}, not both`);
+      } else {
+        const { [alias]: value, ...rest } = obj;
+        obj = { ...rest, [name]: value };
       }
-      continue;
     }
-    if (!typeOk(field, value)) {
-      const expected = field.type === 'integer' && field.min !== undefined ? `an integer >= ${field.min}` : `a ${field.type}`;
-      problems.push(`${field.name} must be ${expected}`);
-      continue;
-    }
-    params[field.name] = value;
   }
+  const params = checkFields(spec.fields, obj, '', problems);
   if (problems.length > 0) {
     return { ok: false, error: `Invalid input for ${tool}: ${problems.join('; ')}.` };
   }
@@ -141,11 +241,40 @@ export function toolInputToCommand(tool: string, input: unknown, session: string
   return { ok: true, spec, command: spec.command, params };
 }
 
-/** Builds the JSON schema of a tool's input from its spec (compared with package.json in tests). */
-export function schemaFields(spec: ToolSpec): { properties: Record<string, string>; required: string[] } {
-  const properties: Record<string, string> = {};
-  for (const f of spec.fields) {
-    properties[f.name] = f.type;
+export interface PropertyShape {
+  type: FieldType;
+  minimum?: number;
+  enum?: string[];
+  minItems?: number;
+  items?: ObjectShape;
+}
+
+export interface ObjectShape {
+  type: 'object';
+  properties: Record<string, PropertyShape>;
+  required: string[];
+  additionalProperties: false;
+}
+
+/**
+ * The JSON schema of a tool's input (or of an array's items) as the spec defines it, without
+ * descriptions and defaults: package.json must declare the same (a unit test compares them).
+ */
+export function schemaShape(fields: readonly ToolField[]): ObjectShape {
+  const properties: Record<string, PropertyShape> = {};
+  for (const f of fields) {
+    const p: PropertyShape = { type: f.type };
+    if (f.min !== undefined) {
+      p.minimum = f.min;
+    }
+    if (f.values) {
+      p.enum = [...f.values];
+    }
+    if (f.items) {
+      p.minItems = 1;
+      p.items = schemaShape(f.items);
+    }
+    properties[f.name] = p;
   }
-  return { properties, required: spec.fields.filter((f) => f.required).map((f) => f.name) };
+  return { type: 'object', properties, required: fields.filter((f) => f.required).map((f) => f.name), additionalProperties: false };
 }

@@ -7,6 +7,7 @@ import {
   isCommandResult,
   MAX_DIAGNOSTICS,
   newDiagnostics,
+  notRunningResult,
   requestErrorResult,
   type DiagnosticInfo,
 } from '../src/format';
@@ -37,6 +38,34 @@ describe('formatToolResult', () => {
   });
   it('says so when there are no new errors', () => {
     assert.match(formatToolResult({ ok: true, message: 'ok' }, { path: '/a', newErrors: [] }), /no new errors in \/a/);
+  });
+  it('does not tell the model an image is in a field it never sees', () => {
+    const message = "Image /w/a.png: PNG, 10×10 pixels, 120 bytes. Delivered as it is (image/png). The image is in the result's `data` field (base64).";
+    const text = formatToolResult({ ok: true, type: 'image', message, data: 'iVBOR' });
+    assert.doesNotMatch(text, /`data` field/);
+    assert.match(text, /^Image \/w\/a\.png: PNG, 10×10 pixels, 120 bytes\. Delivered as it is \(image\/png\)\. This tool returns text only, so the image itself is not passed on to you/);
+  });
+  it('says the same of notebook image outputs, asked for or not', () => {
+    const message = [
+      '<outputs index="2">',
+      '[display]',
+      '(image/png output, 1,024 bytes: delivered in `images`)',
+      '[result]',
+      '(image/jpeg output, 2,048 bytes, not shown; read with include_images=true to receive it)',
+      '</outputs>',
+    ].join('\n');
+    const text = formatToolResult({ ok: true, type: 'notebook', message });
+    assert.match(text, /^\(image\/png output, 1,024 bytes, not shown: this tool returns text only\)$/m);
+    assert.match(text, /^\(image\/jpeg output, 2,048 bytes, not shown: this tool returns text only\)$/m);
+    assert.doesNotMatch(text, /include_images|`images`/);
+  });
+  it('leaves the same words alone in a text file', () => {
+    const message = "     1\tThe image is in the result's `data` field (base64).";
+    assert.equal(formatToolResult({ ok: true, type: 'text', message }), message);
+  });
+  it('names the tool to use for wrong_tool', () => {
+    const text = formatToolResult({ ok: false, error: 'wrong_tool', use: 'steadyhand.notebookEdit', message: '/w/n.ipynb is a Jupyter notebook; use notebookEdit.' });
+    assert.equal(text, 'Error (wrong_tool): /w/n.ipynb is a Jupyter notebook; use notebookEdit. Use the steadyhand_edit_notebook tool.');
   });
   it('caps long diagnostic lists', () => {
     const many = Array.from({ length: MAX_DIAGNOSTICS + 5 }, (_, i) => d(i + 1, `e${i}`));
@@ -71,6 +100,13 @@ describe('request errors', () => {
   it('maps cancellation and other failures', () => {
     assert.equal(requestErrorResult({ code: -32800, message: 'x' }).error, 'cancelled');
     assert.equal(requestErrorResult(new Error('connection closed')).error, 'server_error');
+  });
+  it('gives the model a next step when the server is not running', () => {
+    for (const r of [notRunningResult(), notRunningResult('No usable Python was found.'), requestErrorResult({ code: -32096, message: 'Client is not running' })]) {
+      assert.equal(r.error, 'server_not_running');
+      assert.match(r.message, /^The Steadyhand server is not running(: No usable Python was found)?\. Do not retry now; ask the user to run 'Steadyhand: Restart Server'/);
+      assert.match(formatToolResult(r), /^Error \(server_not_running\): .*Steadyhand output channel\.$/);
+    }
   });
   it('recognizes result objects', () => {
     assert.equal(isCommandResult({ ok: true, message: '' }), true);

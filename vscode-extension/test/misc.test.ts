@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { resolveToolPath } from '../src/paths';
+import { isNotebookPath, resolveToolPath } from '../src/paths';
 import { envKey, ensureServerEnv, pipEnv, pythonEnv, type BundleManifest } from '../src/pythonEnv';
 import { ServerLogParser } from '../src/serverLog';
 import { readServerSettings, SERVER_SETTINGS } from '../src/settings';
@@ -35,6 +35,14 @@ describe('resolveToolPath', () => {
     assert.equal(resolveToolPath('~/notes.md', '/w', '/home/u'), '/home/u/notes.md');
     assert.equal(resolveToolPath('file:///w/x%20y.txt', '/w', '/home/u'), '/w/x y.txt');
     assert.equal(resolveToolPath('/w/../w/b.txt', '/x', '/home/u'), '/w/b.txt');
+  });
+});
+
+describe('isNotebookPath', () => {
+  it('knows notebooks by their extension, in any case', () => {
+    assert.equal(isNotebookPath('/w/analysis.ipynb'), true);
+    assert.equal(isNotebookPath('/w/Analysis.IPYNB'), true);
+    assert.equal(isNotebookPath('/w/ipynb.py'), false);
   });
 });
 

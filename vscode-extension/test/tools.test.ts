@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { SERVER_SETTINGS } from '../src/settings';
-import { COMMANDS, schemaFields, toolInputToCommand, TOOL_NAMES, TOOLS } from '../src/tools';
+import { COMMANDS, schemaShape, toolForCommand, toolInputToCommand, TOOL_NAMES, TOOLS } from '../src/tools';
 
 // Compiled tests live in out-test/test/; package.json is two levels up.
 const pkgPath = [path.join(__dirname, '..', '..', 'package.json'), path.join(__dirname, '..', 'package.json')].find((p) => fs.existsSync(p));
@@ -16,7 +16,7 @@ const pkg = JSON.parse(fs.readFileSync(pkgPath ?? 'package.json', 'utf8')) as {
       modelDescription: string;
       inputSchema: { type: string; properties: Record<string, { type: string }>; required: string[] };
     }>;
-    configuration: { properties: Record<string, { type: string; default: unknown; enum?: string[]; items?: { type: string } }> };
+    configuration: { properties: Record<string, { type: string; default: unknown; enum?: string[]; items?: { type: string }; scope?: string }> };
     commands: Array<{ command: string }>;
   };
 };
@@ -61,11 +61,72 @@ describe('tool input → server command', () => {
     assert.equal(toolInputToCommand('steadyhand_read_file', null, 'd').ok, false);
     assert.equal(toolInputToCommand('nope', {}, 'd').ok, false);
   });
+  it('passes every read parameter the server takes besides session', () => {
+    const r = toolInputToCommand('steadyhand_read_file', { file_path: '/w/doc.pdf', pages: '1-10', include_images: true }, 'd');
+    assert.deepEqual(r.ok && r.params, { file_path: '/w/doc.pdf', pages: '1-10', include_images: true, session: 'd' });
+  });
+  it('passes expected_replacements and dry_run to edit and dry_run to write', () => {
+    const e = toolInputToCommand('steadyhand_edit_file', { file_path: 'a', old_string: 'x', new_string: 'y', expected_replacements: 3, dry_run: true }, 'd');
+    assert.deepEqual(e.ok && e.params, { file_path: 'a', old_string: 'x', new_string: 'y', expected_replacements: 3, dry_run: true, session: 'd' });
+    const w = toolInputToCommand('steadyhand_write_file', { file_path: 'a', content: 'x', dry_run: false }, 'd');
+    assert.deepEqual(w.ok && w.params, { file_path: 'a', content: 'x', dry_run: false, session: 'd' });
+    const bad = toolInputToCommand('steadyhand_edit_file', { file_path: 'a', old_string: 'x', new_string: 'y', expected_replacements: 0 }, 'd');
+    assert.match(!bad.ok ? bad.error : '', /expected_replacements must be an integer >= 1/);
+  });
+  it('maps multi-edit and checks each edit', () => {
+    const edits = [{ old_string: 'a', new_string: 'b' }, { old_string: 'c', new_string: 'd', replace_all: true, expected_replacements: 2 }];
+    const r = toolInputToCommand('steadyhand_multi_edit_file', { file_path: '/w/a.py', edits }, 's');
+    assert.equal(r.ok && r.command, COMMANDS.multiEdit);
+    assert.deepEqual(r.ok && r.params, { file_path: '/w/a.py', edits, session: 's' });
+    const bad = toolInputToCommand('steadyhand_multi_edit_file', { file_path: 'a', edits: [{ old_string: 'a' }, 'x', { old_string: 'a', new_string: 'b', oldString: 'c' }] }, 's');
+    const error = !bad.ok ? bad.error : '';
+    assert.match(error, /missing required parameter edits\[0\]\.new_string/);
+    assert.match(error, /edits\[1\] must be an object with old_string, new_string/);
+    assert.match(error, /unknown parameter edits\[2\]\.oldString \(did you mean old_string\?\)/);
+    const empty = toolInputToCommand('steadyhand_multi_edit_file', { file_path: 'a', edits: [] }, 's');
+    assert.match(!empty.ok ? empty.error : '', /edits must be a non-empty array/);
+  });
+  it('maps notebook edits, checks enumerations and takes notebook_path', () => {
+    const r = toolInputToCommand('steadyhand_edit_notebook', { notebook_path: '/w/n.ipynb', cell_id: 'c1', new_source: 'x = 1', edit_mode: 'replace' }, 'd');
+    assert.equal(r.ok && r.command, COMMANDS.notebookEdit);
+    assert.deepEqual(r.ok && r.params, { file_path: '/w/n.ipynb', cell_id: 'c1', new_source: 'x = 1', edit_mode: 'replace', session: 'd' });
+    const bad = toolInputToCommand('steadyhand_edit_notebook', { file_path: '/w/n.ipynb', edit_mode: 'append', cell_type: 'python' }, 'd');
+    assert.match(!bad.ok ? bad.error : '', /edit_mode must be one of "replace", "insert", "delete".*cell_type must be one of "code", "markdown", "raw"/);
+    const both = toolInputToCommand('steadyhand_edit_notebook', { file_path: '/a.ipynb', notebook_path: '/b.ipynb', cell_id: 'c' }, 'd');
+    assert.match(!both.ok ? both.error : '', /pass file_path or notebook_path, not both/);
+  });
+  it('names the tool of a server command', () => {
+    assert.equal(toolForCommand('steadyhand.notebookEdit'), 'steadyhand_edit_notebook');
+    assert.equal(toolForCommand('steadyhand.edit'), 'steadyhand_edit_file');
+    assert.equal(toolForCommand('steadyhand.undo'), undefined);
+  });
   it('drops explicit nulls of optional fields', () => {
     const r = toolInputToCommand('steadyhand_read_file', { file_path: '/a', offset: null }, 'd');
     assert.deepEqual(r.ok && r.params, { file_path: '/a', session: 'd' });
   });
 });
+
+/** A declared schema without its descriptions and defaults, `required` sorted. */
+function shapeOf(schema: unknown): unknown {
+  if (Array.isArray(schema)) {
+    return (schema as unknown[]).map(shapeOf);
+  }
+  if (typeof schema !== 'object' || schema === null) {
+    return schema;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === 'description' || k === 'default') {
+      continue;
+    }
+    out[k] = k === 'required' && Array.isArray(v) ? [...(v as string[])].sort() : k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([n, p]) => [n, shapeOf(p)])) : shapeOf(v);
+  }
+  return out;
+}
+
+function sortRequired(shape: unknown): unknown {
+  return shapeOf(JSON.parse(JSON.stringify(shape)));
+}
 
 describe('package.json ↔ tool specs', () => {
   const declared = pkg.contributes.languageModelTools;
@@ -81,12 +142,7 @@ describe('package.json ↔ tool specs', () => {
       assert.ok(t, `${spec.tool} missing in package.json`);
       assert.match(t.name, /^(?!copilot_|vscode_)[\w-]+$/);
       assert.equal(t.inputSchema.type, 'object');
-      const fields = schemaFields(spec);
-      assert.deepEqual(
-        Object.fromEntries(Object.entries(t.inputSchema.properties).map(([k, v]) => [k, v.type])),
-        fields.properties,
-      );
-      assert.deepEqual([...t.inputSchema.required].sort(), [...fields.required].sort());
+      assert.deepEqual(shapeOf(t.inputSchema), sortRequired(schemaShape(spec.fields)));
       assert.ok(t.modelDescription.length > 200, 'model description teaches the contract');
       assert.ok(pkg.activationEvents.includes(`onLanguageModelTool:${spec.tool}`));
     });
@@ -103,6 +159,13 @@ describe('package.json ↔ tool specs', () => {
     }
     for (const code of ['not_found', 'too_large', 'binary', 'not_regular_file', 'is_directory']) {
       assert.match(read, new RegExp(code), code);
+    }
+  });
+  it('names only tools that exist', () => {
+    for (const t of declared) {
+      for (const name of t.modelDescription.match(/steadyhand_\w+/g) ?? []) {
+        assert.ok(TOOL_NAMES.includes(name), `${t.name} mentions ${name}`);
+      }
     }
   });
   it('never contributes a command id the server registers', () => {
@@ -127,6 +190,25 @@ describe('package.json ↔ server settings', () => {
       }
     });
   }
+  it('reads the settings that decide what agents may touch from user (or remote) settings only', () => {
+    // Window- or machine-overridable scope would let a workspace or .code-workspace file, which an
+    // agent can edit, widen the agent's own access.
+    const expected: Record<string, string> = {
+      'steadyhand.server.python': 'machine',
+      'steadyhand.allowedPaths': 'machine',
+      'steadyhand.historyDir': 'machine',
+      'steadyhand.denyGlobs': 'application',
+      'steadyhand.protectedGlobs': 'application',
+      'steadyhand.allowProtectedWrites': 'application',
+      'steadyhand.secrets': 'application',
+      'steadyhand.allowHardLinks': 'application',
+      'steadyhand.confirmEdits': 'application',
+      'steadyhand.tools.confirmWrites': 'application',
+    };
+    for (const [name, scope] of Object.entries(expected)) {
+      assert.equal(props[name]?.scope, scope, name);
+    }
+  });
   it('declares no other top-level server settings', () => {
     const names = Object.keys(props)
       .filter((k) => !k.startsWith('steadyhand.server.') && !k.startsWith('steadyhand.tools.'))

@@ -216,7 +216,38 @@ async function activate(context) {
     return { event: seen || null, all: fileChanges.slice(0, 10), editAfterExternalChange: again };
   });
 
-  // 8. A crashed server is restarted (and logged) and serves again.
+  // 8. The tools beyond read/edit/write: a notebook written, read and changed cell by cell (and
+  // never opened as a raw-JSON text document), several edits to one file in one call, a dry run.
+  await step('moreTools', async () => {
+    const nb = P('analysis.ipynb');
+    const notebook = {
+      cells: [{ cell_type: 'code', execution_count: null, id: 'c1', metadata: {}, outputs: [], source: ['x = 1\n'] }],
+      metadata: { language_info: { name: 'python' } },
+      nbformat: 4,
+      nbformat_minor: 5,
+    };
+    const nbWrite = await invoke('steadyhand_write_file', { file_path: nb, content: JSON.stringify(notebook, null, 1) + '\n' });
+    const nbTextDocAfterWrite = vscode.workspace.textDocuments.some((d) => d.uri.fsPath === nb);
+    const nbRead = await invoke('steadyhand_read_file', { file_path: nb });
+    const nbEdit = await invoke('steadyhand_edit_notebook', { file_path: nb, cell_id: 'c1', new_source: 'x = 2\n' });
+    const nbTextDocAfterEdit = vscode.workspace.textDocuments.some((d) => d.uri.fsPath === nb);
+    const notes = P('notes.txt');
+    await invoke('steadyhand_write_file', { file_path: notes, content: 'alpha\nbeta\ngamma\n' });
+    const dryRun = await invoke('steadyhand_edit_file', { file_path: notes, old_string: 'alpha', new_string: 'ALPHA', dry_run: true });
+    const afterDryRun = disk(notes);
+    const multi = await invoke('steadyhand_multi_edit_file', {
+      file_path: notes,
+      edits: [{ old_string: 'alpha', new_string: 'one' }, { old_string: 'gamma', new_string: 'three', expected_replacements: 1 }],
+    });
+    const notesDisk = await waitFor(() => (disk(notes) || '').includes('three') && disk(notes), 5000);
+    return {
+      nbWrite: nbWrite.text, nbTextDocAfterWrite, nbRead: nbRead.text.slice(0, 2000), nbEdit: nbEdit.text,
+      nbTextDocAfterEdit, nbDisk: disk(nb),
+      dryRun: dryRun.text, afterDryRun, multi: multi.text, notesDisk: notesDisk || disk(notes),
+    };
+  });
+
+  // 9. A crashed server is restarted (and logged) and serves again.
   await step('crashRestart', async () => {
     const serverPids = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
       try {
@@ -236,7 +267,24 @@ async function activate(context) {
     return { killed: before, restarted: restarted || null, restartsBefore, restartsAfter: api.status().crashRestarts, state: api.status().state, read };
   });
 
-  // 9. No usable Python: one clear notification with a button to the setting; then back.
+  // 10. Restart asked for twice, the second time while the first restart's client is starting:
+  // the extension must end up running (not stuck between states).
+  await step('restartDuringStart', async () => {
+    const first = vscode.commands.executeCommand('steadyhand.client.restartServer');
+    // A start clears the private environment's folder and sets it again once the interpreter is
+    // resolved, just before the client starts.
+    const cleared = await waitFor(() => !api.status().sitePackages, 30000, 5);
+    const clientStarting = cleared && (await waitFor(() => api.status().state === 'starting' && !!api.status().sitePackages, 30000, 5));
+    const stateAtSecond = api.status().state;
+    const second = vscode.commands.executeCommand('steadyhand.client.restartServer');
+    let settled = true;
+    await withTimeout(Promise.all([first, second]), 90000, 'the two restarts').catch(() => { settled = false; });
+    const running = await waitFor(() => api.status().state === 'running', 30000, 200);
+    const read = await vscode.commands.executeCommand('steadyhand.read', { file_path: P('hello.txt') });
+    return { clientStarting: !!clientStarting, stateAtSecond, settled, running: !!running, status: api.status(), read };
+  });
+
+  // 11. No usable Python: one clear notification with a button to the setting; then back.
   await step('badPython', async () => {
     const cfg = vscode.workspace.getConfiguration('steadyhand');
     const good = cfg.get('server.python');
@@ -246,11 +294,13 @@ async function activate(context) {
     const toastsFile = path.join(OUT, 'query-notifications.json');
     await waitFor(() => fs.existsSync(toastsFile), 20000, 200);
     const toasts = fs.existsSync(toastsFile) ? JSON.parse(fs.readFileSync(toastsFile, 'utf8')) : null;
+    const t0 = Date.now();
     const read = await api.read({ file_path: P('hello.txt') });
+    const readMs = Date.now() - t0;
     await cfg.update('server.python', good, vscode.ConfigurationTarget.Global);
     const back = await waitFor(() => api.status().state === 'running', 60000, 200);
     await vscode.commands.executeCommand('notifications.clearAll').then(undefined, () => undefined);
-    return { failed: failed || api.status(), toasts, readWhileFailed: read, runningAgain: !!back };
+    return { failed: failed || api.status(), toasts, readWhileFailed: read, readMs, runningAgain: !!back };
   });
 
   await step('final', async () => ({ status: api.status() }));
