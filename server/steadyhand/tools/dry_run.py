@@ -33,7 +33,7 @@ def check_fresh(
     if not is_stale(rec, snap):
         return
     seen = ctx.store.get(rec.view_hash, rec.stored)
-    diff = whole_diff(seen, snap.view, name=snap.path.lstrip("/")) if seen is not None else ""
+    diff = whole_diff(seen, snap.view, name=snap.path) if seen is not None else ""
     if diff and diff.count("\n") <= ctx.settings.stale_diff_max_lines:
         raise ToolError(
             ErrorCode.STALE,

@@ -319,7 +319,7 @@ async def _apply(
     session.put(record_for(after, shown, None, remember(ctx, after)).replace(total_lines=total))
 
     name = f"{path}#{change.cell_id}"
-    diff = whole_diff(change.old_source, change.new_source, name=name.lstrip("/"))
+    diff = whole_diff(change.old_source, change.new_source, name=name)
     ds = stat(diff)
     if mode == "replace":
         head = (

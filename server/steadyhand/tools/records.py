@@ -96,7 +96,7 @@ def refuse_if_stale(
     seen = ctx.store.get(rec.view_hash, rec.stored)
     diff = ""
     if seen is not None:
-        diff = whole_diff(seen, snap.view, name=_name(snap.path))
+        diff = whole_diff(seen, snap.view, name=snap.path)
     n_lines = diff.count("\n")
     if diff and n_lines <= ctx.settings.stale_diff_max_lines:
         shown = rec.shown
@@ -123,7 +123,3 @@ def refuse_if_stale(
         path=snap.path,
         refreshed=False,
     )
-
-
-def _name(path: str) -> str:
-    return path.lstrip("/")

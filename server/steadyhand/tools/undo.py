@@ -287,7 +287,7 @@ async def _restore(
     fields: dict[str, object] = {"path": path, "type": "restore", "undone": v.id}
     diff = ""
     if now is not None and len(now.view) + len(applied.snapshot.view) <= DIFF_MAX_CHARS:
-        diff = whole_diff(now.view, applied.snapshot.view, name=path.lstrip("/"))
+        diff = whole_diff(now.view, applied.snapshot.view, name=path)
         ds = stat(diff)
         fields.update(diff=diff, added=ds.added, removed=ds.removed)
         change = f" (+{ds.added} / -{ds.removed})"
