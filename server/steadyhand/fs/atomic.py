@@ -211,6 +211,15 @@ def _hash_at(dfd: int, name: str) -> str | None:
         os.close(fd)
 
 
+def _moved_hash(dfd: int, tmp: str) -> str | None:
+    """:func:`_hash_at` of a copy just moved aside to ``tmp``; None when it cannot be
+    read, which its callers take as "not the content expected"."""
+    try:
+        return _hash_at(dfd, tmp)
+    except OSError:
+        return None
+
+
 def _ino_at(dfd: int, name: str) -> int | None:
     try:
         return os.stat(name, dir_fd=dfd, follow_symlinks=False).st_ino
@@ -537,10 +546,7 @@ def _swap_checked(
         sys.rename(tmp, name, dfd)  # checked just above: the best this file system allows
         return
     # ``name`` now holds our file and ``tmp`` what it displaced.
-    try:
-        displaced: str | None = _hash_at(dfd, tmp)
-    except OSError:
-        displaced = None
+    displaced = _moved_hash(dfd, tmp)
     if displaced == expect:
         # Committed: from here on nothing may fail the write. The old copy is removed
         # after the answer where that can be arranged, else now.
@@ -609,10 +615,7 @@ def _delete_checked(dfd: int, path: str, name: str, sys: Syscalls, expect: str) 
         sys.rename(name, tmp, dfd)
     except FileNotFoundError:
         return
-    try:
-        now: str | None = _hash_at(dfd, tmp)
-    except OSError:
-        now = None
+    now = _moved_hash(dfd, tmp)
     if now == expect:
         sys.unlink(tmp, dfd)
         return
