@@ -30,7 +30,13 @@ from steadyhand.state.file_state import (
 from steadyhand.text.diff import stat, whole_diff
 from steadyhand.text.matching import apply_splices, raw_splices
 from steadyhand.tools.context import Change, ToolContext
-from steadyhand.tools.records import record_for, refuse_if_stale, remember, require_read
+from steadyhand.tools.records import (
+    NOTEBOOK_TOOL,
+    record_for,
+    refuse_if_stale,
+    remember,
+    require_read,
+)
 from steadyhand.tools.suggest import not_found
 from steadyhand.tools.write import encode_for
 
@@ -178,7 +184,7 @@ async def notebook_edit(ctx: ToolContext, p: NotebookEditParams) -> Result:
         rec = require_read(session, path, TOOL)
         snap = buffer if buffer is not None else ctx.snapshot(path)
         try:
-            refuse_if_stale(ctx, session, rec, snap, "notebook edit")
+            refuse_if_stale(ctx, session, rec, snap, NOTEBOOK_TOOL)
         except ToolError as exc:
             raise _stale_positions(session, snap, exc) from exc.__cause__
         try:
