@@ -86,7 +86,9 @@ describe('pythonEnv', () => {
   });
   it('without a bundle, refuses clearly when the interpreter lacks steadyhand', async () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sh-env-'));
-    const python = { command: process.env.PYTHON_FOR_TESTS ?? 'python3', args: ['-I'], executable: 'python3', version: [3, 11, 0] };
+    // -S: no site-packages at all, so the project's own virtualenv, when active, does not
+    // lend the interpreter its steadyhand
+    const python = { command: process.env.PYTHON_FOR_TESTS ?? 'python3', args: ['-I', '-S'], executable: 'python3', version: [3, 11, 0] };
     await assert.rejects(
       ensureServerEnv({ bundledDir: path.join(tmp, 'none'), storageDir: tmp, python, log: () => undefined, allowOnline: false }),
       /carries no bundled server/,
