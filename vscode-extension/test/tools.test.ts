@@ -203,6 +203,7 @@ describe('package.json ↔ server settings', () => {
       'steadyhand.secrets': 'application',
       'steadyhand.allowHardLinks': 'application',
       'steadyhand.confirmEdits': 'application',
+      'steadyhand.saveAfterEdit': 'application',
       'steadyhand.tools.confirmWrites': 'application',
     };
     for (const [name, scope] of Object.entries(expected)) {
