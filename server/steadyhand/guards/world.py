@@ -15,7 +15,7 @@ from steadyhand.guards.protected import check_writable
 from steadyhand.guards.secrets import Finding, describe, scan_added
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.text.lines import to_view
-from steadyhand.tools.context import Applied, Change, WorldLayer
+from steadyhand.tools.context import Applied, Change, ToolContext, WorldLayer
 
 #: Tools that put back content the file held before: never scanned for secrets (an undo
 #: must be able to restore a file that held a credential before the agent touched it).
@@ -30,26 +30,11 @@ class GuardedWorld(WorldLayer):
 
     async def apply(self, change: Change) -> Applied:
         check_writable(self.ctx, change.path, change.session)
-        findings = await self._scan(change)
-        mode = self.ctx.settings.secrets
-        if findings and mode == "block":
-            raise ToolError(
-                ErrorCode.SECRET_DETECTED,
-                f"The new text for {change.path} adds what looks like a credential "
-                f"({describe(findings)}), so nothing was written. Keep credentials out of "
-                "files: read them from an environment variable or a secrets manager, and "
-                "retry without the value.",
-                path=change.path,
-                secrets=[f.as_dict() for f in findings],
-            )
+        findings = await check_secrets(self.ctx, change)
         applied = await self.inner.apply(change)
         if not findings:
             return applied
-        warning = (
-            f"Warning: the change adds what looks like a credential ({describe(findings)}). "
-            "Unless the user asked for it there, move it to an environment variable or a "
-            "secrets manager."
-        )
+        warning = secrets_warning(findings)
         note = f"{applied.note} {warning}" if applied.note else warning
         found = tuple(f.as_dict() for f in findings)
         return dataclasses.replace(applied, note=note, findings=applied.findings + found)
@@ -60,14 +45,44 @@ class GuardedWorld(WorldLayer):
 
         return await delete_via(self.inner, self.ctx, path, before, tool=tool, session=session)
 
-    async def _scan(self, change: Change) -> list[Finding]:
-        if self.ctx.settings.secrets == "off" or change.tool in RESTORING_TOOLS:
-            return []
-        old = change.before.view if change.before is not None else None
-        new = to_view(change.new_raw)
-        if len(change.new_raw) > _THREAD_CHARS:
-            return await asyncio.to_thread(scan_added, old, new, change.splices)
-        return scan_added(old, new, change.splices)
+
+async def check_secrets(ctx: ToolContext, change: Change) -> list[Finding]:
+    """The credentials ``change`` adds (none when the scan is off or the tool restores):
+    refused with ``secret_detected`` when the ``secrets`` setting is ``block``. A dry run
+    calls this too, so it answers what the real call would."""
+    if ctx.settings.secrets == "off" or change.tool in RESTORING_TOOLS:
+        return []
+    old = change.before.view if change.before is not None else None
+    new = to_view(change.new_raw)
+    if len(change.new_raw) > _THREAD_CHARS:
+        findings = await asyncio.to_thread(scan_added, old, new, change.splices)
+    else:
+        findings = scan_added(old, new, change.splices)
+    if findings and ctx.settings.secrets == "block":
+        raise ToolError(
+            ErrorCode.SECRET_DETECTED,
+            f"The new text for {change.path} adds what looks like a credential "
+            f"({describe(findings)}), so nothing was written. Keep credentials out of "
+            "files: read them from an environment variable or a secrets manager, and "
+            "retry without the value.",
+            path=change.path,
+            secrets=[f.as_dict() for f in findings],
+        )
+    return findings
+
+
+def secrets_warning(findings: list[Finding]) -> str:
+    """The sentence a result carries when its change adds credential-like text."""
+    return (
+        f"Warning: the change adds what looks like a credential ({describe(findings)}). "
+        "Unless the user asked for it there, move it to an environment variable or a "
+        "secrets manager."
+    )
+
+
+def dry_run_fields(findings: list[Finding]) -> dict[str, object]:
+    """The ``secrets`` field of a dry run's result, when the change would add any."""
+    return {"secrets": [f.as_dict() for f in findings]} if findings else {}
 
 
 def findings_fields(applied: Applied) -> dict[str, object]:

@@ -15,7 +15,8 @@ from steadyhand.documents.snapshot import (
     prime_endings,
 )
 from steadyhand.guards.protected import check_writable
-from steadyhand.guards.world import findings_fields
+from steadyhand.guards.secrets import Finding
+from steadyhand.guards.world import check_secrets, dry_run_fields, findings_fields, secrets_warning
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import EditParams
 from steadyhand.protocol.results import Result, success
@@ -296,9 +297,9 @@ async def apply_plan(
     """Turn a plan into the new text, send it to the world, and keep the cache true.
 
     ``dry_run``: every check, then the diff, and nothing changed (not even the cache).
-    ``summary`` replaces "replaced N occurrences" in the message. ``lines``: each
-    splice's first and last line (:func:`shown_lines`); ``new_view``: the text with the
-    splices applied, when the caller has it.
+    ``summary`` ("2 edits (3 replacements)") replaces "N occurrences" in the message.
+    ``lines``: each splice's first and last line (:func:`shown_lines`); ``new_view``: the
+    text with the splices applied, when the caller has it.
     """
     view = snap.view
     if new_view is None:
@@ -318,20 +319,19 @@ async def apply_plan(
         rsp = raw_splices(snap.newline_map, plan.splices, newline, mixed_view=mixed_view(snap))
         new_raw = apply_splices(snap.raw, rsp)
     data = encode_for(ctx, snap.path, new_raw, snap.encoding)
-    if dry_run:
-        return _dry_run_result(snap, plan, new_view, summary)
-    applied = await ctx.world.apply(
-        Change(
-            snap.path,
-            snap,
-            new_raw,
-            data,
-            snap.encoding,
-            tool,
-            splices=plan.splices,
-            session=session_name,
-        )
+    change = Change(
+        snap.path,
+        snap,
+        new_raw,
+        data,
+        snap.encoding,
+        tool,
+        splices=plan.splices,
+        session=session_name,
     )
+    if dry_run:
+        return _dry_run_result(snap, plan, new_view, summary, await check_secrets(ctx, change))
+    applied = await ctx.world.apply(change)
     after = applied.snapshot
     if after.raw is new_raw:  # carry the line-ending counts over: no pass over the file
         prime_endings(after, ending_stats_spliced(snap.endings, snap.raw, new_raw, rsp))
@@ -364,7 +364,7 @@ async def apply_plan(
     ds = stat(diff)
     n = plan.replacements
     where = f"line {first_line}" if last_new <= first_line else f"lines {first_line}-{last_new}"
-    what = summary or f"replaced {n} occurrence{'s' if n != 1 else ''}"
+    what = f"applied {summary}" if summary else f"replaced {n} occurrence{'s' if n != 1 else ''}"
     head = f"Edited {snap.path}: {what} ({where}, +{ds.added} / -{ds.removed})."
     if plan.note:
         head += " " + plan.note
@@ -389,17 +389,25 @@ async def apply_plan(
     )
 
 
-def _dry_run_result(snap: Snapshot, plan: EditPlan, new_view: str, summary: str | None) -> Result:
+def _dry_run_result(
+    snap: Snapshot,
+    plan: EditPlan,
+    new_view: str,
+    summary: str | None,
+    findings: list[Finding],
+) -> Result:
     diff = splices_diff(snap.view, new_view, plan.splices, name=snap.path)
     ds = stat(diff)
     n = plan.replacements
-    what = summary or f"replace {n} occurrence{'s' if n != 1 else ''}"
+    what = f"apply {summary}" if summary else f"replace {n} occurrence{'s' if n != 1 else ''}"
     head = (
         f"Dry run: the edit would {what} in {snap.path} (+{ds.added} / -{ds.removed}); "
         "nothing was changed."
     )
     if plan.note:
         head += " " + plan.note
+    if findings:
+        head += " " + secrets_warning(findings)
     return success(
         f"{head}\n{diff}",
         path=snap.path,
@@ -409,4 +417,5 @@ def _dry_run_result(snap: Snapshot, plan: EditPlan, new_view: str, summary: str 
         diff=diff,
         added=ds.added,
         removed=ds.removed,
+        **dry_run_fields(findings),
     )

@@ -11,10 +11,12 @@ from __future__ import annotations
 import itertools
 from stat import S_ISDIR
 
+from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import check_writable
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import EditItem, MultiEditParams
 from steadyhand.protocol.results import Result
+from steadyhand.state.file_state import FileRecord
 from steadyhand.text.lines import to_view
 from steadyhand.text.matching import EXACT, EditPlan, Splice, apply_splices, compose, exact_places
 from steadyhand.tools.context import ToolContext
@@ -28,10 +30,11 @@ from steadyhand.tools.write import create_file
 TOOL = "multiEdit"
 
 
-def _failed(err: ToolError, index: int, total: int) -> ToolError:
-    """The refusal of edit ``index``, worded for the whole call."""
+def _failed(err: ToolError, index: int, total: int, *, planned: bool = True) -> ToolError:
+    """The refusal of edit ``index``, worded for the whole call (``planned``: its line
+    numbers count in the text the edits before it leave, not in the file as it is)."""
     where = ""
-    if index > 0 and ("lines" in err.fields or "closest_lines" in err.fields):
+    if planned and index > 0 and ("lines" in err.fields or "closest_lines" in err.fields):
         where = f" (line numbers count in the text as edits 1-{index} would leave it)"
     message = (
         f"Edit {index + 1} of {total} (edits[{index}]) failed, so none of the edits was "
@@ -41,9 +44,10 @@ def _failed(err: ToolError, index: int, total: int) -> ToolError:
 
 
 def plan_all(
-    view: str, path: str, edits: list[EditItem]
+    view: str, path: str, edits: list[EditItem], *, before: int = 0
 ) -> tuple[str, list[tuple[Splice, ...]], list[EditPlan]]:
-    """Plan every edit in turn on ``view``: (final text, splices per step, plans)."""
+    """Plan every edit in turn on ``view``: (final text, splices per step, plans).
+    ``before``: how many edits of the call came before these (for a refusal's numbers)."""
     current = view
     steps: list[tuple[Splice, ...]] = []
     plans: list[EditPlan] = []
@@ -58,7 +62,7 @@ def plan_all(
                 expected_replacements=item.expected_replacements,
             )
         except ToolError as err:
-            raise _failed(err, i, len(edits)) from None
+            raise _failed(err, before + i, before + len(edits)) from None
         steps.append(plan.splices)
         plans.append(plan)
         current = apply_splices(current, plan.splices)
@@ -114,9 +118,31 @@ def plan_on_base(
     return apply_splices(view, ordered), tuple(ordered), plans
 
 
+def _unseen(
+    rec: FileRecord,
+    snap: Snapshot,
+    plans: list[EditPlan],
+    steps: list[tuple[Splice, ...]] | None,
+    err: ToolError,
+) -> ToolError:
+    """``err`` (some edit lies outside the lines shown), naming the first edit that does:
+    each edit's places are taken on the file as it is (``steps``: the splices of each
+    edit on the text the edits before it left; None when every plan is on the file)."""
+    for k in range(len(plans)):
+        if steps is None:
+            mine = plans[k].splices
+        else:
+            mine = tuple(compose(len(snap.view), steps[: k + 1]))
+        try:
+            shown_lines(rec, snap, mine)
+        except ToolError as first:
+            return _failed(first, k, len(plans), planned=False)
+    return err
+
+
 def _summary(plans: list[EditPlan]) -> str:
     n = sum(p.replacements for p in plans)
-    text = f"applied {len(plans)} edit{'s' if len(plans) != 1 else ''} ({n} replacement"
+    text = f"{len(plans)} edit{'s' if len(plans) != 1 else ''} ({n} replacement"
     text += "s" if n != 1 else ""
     notes = [
         f"edit {i + 1} matched with {p.tier.name} tolerance: {'; '.join(p.tolerated)}"
@@ -138,9 +164,15 @@ async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
                 raise not_found(path)
             first = p.edits[0].new_string
             content = first
+            later: list[EditPlan] = []
             if len(p.edits) > 1:
-                content, _, _ = plan_all(to_view(first), path, p.edits[1:])
-            return await create_file(ctx, path, content, p.session, tool=TOOL, dry_run=p.dry_run)
+                content, _, later = plan_all(to_view(first), path, p.edits[1:], before=1)
+            made = await create_file(ctx, path, content, p.session, tool=TOOL, dry_run=p.dry_run)
+            per_edit = [(1, "exact")] + [(pl.replacements, pl.tier.name) for pl in later]
+            made["replacements"] = sum(n for n, _ in per_edit)
+            made["matched"] = [tier for _, tier in per_edit]
+            made["edits"] = [{"replacements": n, "matched": tier} for n, tier in per_edit]
+            return made
         if st is not None and S_ISDIR(st.st_mode):
             raise ToolError(
                 ErrorCode.IS_DIRECTORY,
@@ -154,6 +186,7 @@ async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
         check_fresh(ctx, session, rec, snap, TOOL, dry_run=p.dry_run)
         view = snap.view
         on_base = plan_on_base(view, path, p.edits)
+        steps: list[tuple[Splice, ...]] | None = None
         if on_base is not None:
             final, composed, plans = on_base
         else:
@@ -172,7 +205,10 @@ async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
                 path=path,
             )
         combined = EditPlan(EXACT, composed)
-        lines = shown_lines(rec, snap, combined.splices)
+        try:
+            lines = shown_lines(rec, snap, combined.splices)
+        except ToolError as err:
+            raise _unseen(rec, snap, plans, steps, err) from None
         result = await apply_plan(
             ctx,
             rec,

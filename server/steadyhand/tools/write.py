@@ -6,7 +6,7 @@ from stat import S_ISDIR
 
 from steadyhand.documents.snapshot import prime_endings
 from steadyhand.guards.protected import check_writable
-from steadyhand.guards.world import findings_fields
+from steadyhand.guards.world import check_secrets, dry_run_fields, findings_fields, secrets_warning
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import WriteParams
 from steadyhand.protocol.results import Result, success
@@ -66,22 +66,25 @@ async def create_file(
 ) -> Result:
     """Create a new file (and its folders) holding ``content`` (``dry_run``: only say so)."""
     data = encode_for(ctx, path, content, UTF8)
+    change = Change(path, None, content, data, UTF8, tool, session=session_name)
     if dry_run:
+        findings = await check_secrets(ctx, change)
         n = count_lines(to_view(content))
         diff = whole_diff("", to_view(content), name=path)
+        warning = " " + secrets_warning(findings) if findings else ""
         return success(
             f"Dry run: {path} does not exist; the {tool} would create it with {n} lines "
-            f"({len(data)} bytes). Nothing was written.",
+            f"({len(data)} bytes). Nothing was written.{warning}",
             path=path,
             type="create",
             lines=n,
             bytes=len(data),
             diff=diff,
             dry_run=True,
+            **({"replacements": 1, "matched": "exact"} if tool != "write" else {}),
+            **dry_run_fields(findings),
         )
-    applied = await ctx.world.apply(
-        Change(path, None, content, data, UTF8, tool, session=session_name)
-    )
+    applied = await ctx.world.apply(change)
     after = applied.snapshot
     ctx.sessions.get(session_name).put(
         record_for(after, full_range(after), None, remember(ctx, after))
@@ -91,6 +94,13 @@ async def create_file(
     if applied.note:
         message += " " + applied.note
     await _notify(ctx, path, tool)
+    edit_fields: dict[str, object] = {}
+    if tool != "write":  # an edit's fields: what it replaced (nothing) and the diff
+        edit_fields = {
+            "replacements": 1,
+            "matched": "exact",
+            "diff": whole_diff("", to_view(content), name=path),
+        }
     return success(
         message,
         path=path,
@@ -99,6 +109,7 @@ async def create_file(
         bytes=len(data),
         via=applied.via,
         on_disk=applied.on_disk,
+        **edit_fields,
         **findings_fields(applied),
     )
 
@@ -148,14 +159,18 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             "removed": ds.removed,
             "diff": diff,
         }
+        change = Change(path, snap, p.content, data, snap.encoding, "write", session=p.session)
         if p.dry_run:
             same = " (it already holds exactly this content)" if p.content == snap.raw else ""
+            findings = await check_secrets(ctx, change)
+            warning = " " + secrets_warning(findings) if findings else ""
             return success(
                 f"Dry run: writing would update {path}{same}: {before_lines} line(s) before, "
                 f"{after_lines} line(s) after (≈ +{ds.added} / -{ds.removed}); nothing was "
-                "written.",
+                f"written.{warning}",
                 **fields,
                 dry_run=True,
+                **dry_run_fields(findings),
             )
         if p.content == snap.raw:
             session.put(record_for(snap, full_range(snap), None))
@@ -165,9 +180,7 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
                 via="none",
                 on_disk=True,
             )
-        applied = await ctx.world.apply(
-            Change(path, snap, p.content, data, snap.encoding, "write", session=p.session)
-        )
+        applied = await ctx.world.apply(change)
         after = applied.snapshot
         if after.raw is p.content:
             prime_endings(after, new_endings)
