@@ -116,3 +116,29 @@ async def test_pages_on_an_image_is_ignored_with_a_note(
     Image.new("L", (5, 5), 0).save(workspace / "g.png")
     r = await call(client, READ, file_path="g.png", pages="1", offset=3)
     assert r["ok"] and "`offset` and `pages` do not apply" in r["message"]
+
+
+async def test_a_16_bit_grey_image_keeps_its_tones_when_reencoded(
+    client: LanguageClient, workspace: Path
+) -> None:
+    # a left-to-right gradient over the whole 16-bit range
+    w, h = 600, 400
+    noise = os.urandom(w * h)  # low bits of noise: too many bytes to send as they are
+    data = b"".join(
+        min(65535, int(x / (w - 1) * 65280) + noise[y * w + x]).to_bytes(2, "little")
+        for y in range(h)
+        for x in range(w)
+    )
+    Image.frombytes("I;16", (w, h), data).save(workspace / "g16.png")
+    assert (workspace / "g16.png").stat().st_size > 60_000
+    _configure(client, imageMaxBytes=60_000)
+    r = await call(client, READ, file_path="g16.png")
+    assert r["ok"], r
+    img = _decoded(r).convert("L")
+    y = img.height // 2
+    greys = [img.getpixel((round(f * (img.width - 1)), y)) for f in (0, 0.25, 0.5, 0.75, 1)]
+    assert greys[0] < 10 and greys[-1] > 245, greys
+    assert greys == sorted(set(greys)), greys  # a gradient: rising left to right
+    assert 100 < greys[2] < 156, greys
+    assert "Delivered as it is" not in r["message"], r["message"]
+    assert ("Re-encoded" in r["message"]) or ("Downscaled" in r["message"]), r["message"]

@@ -211,6 +211,11 @@ async def _read_image(ctx: ToolContext, p: ReadParams, path: str) -> Result:
         if img.frames > 1:
             message += f", first of its {img.frames} frames"
         message += "."
+    elif img.reencoded:
+        message += (
+            f" Re-encoded at its own size as {img.media_type} ({len(img.data):,} bytes) to "
+            "fit the image budget."
+        )
     else:
         message += f" Delivered as it is ({img.media_type})."
     message += " The image is in the result's `data` field (base64)."

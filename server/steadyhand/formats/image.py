@@ -59,6 +59,13 @@ class DeliveredImage:
     def resized(self) -> bool:
         return (self.width, self.height) != (self.original_width, self.original_height)
 
+    @property
+    def reencoded(self) -> bool:
+        """Whether the data delivered are not the file's own bytes."""
+        return len(self.data) != self.original_bytes or self.media_type != MEDIA_TYPES.get(
+            self.original_format
+        )
+
     def base64(self) -> str:
         return base64.b64encode(self.data).decode("ascii")
 
@@ -193,6 +200,10 @@ def _shrink(
 
     if img.mode == "P" or img.mode == "1":
         img = img.convert("RGBA" if "transparency" in img.info else "RGB")
+    elif img.mode == "I" or img.mode.startswith("I;16"):
+        # 16-bit grey: a plain conversion clips every value over 255 to white, so scale
+        # the range down to 8 bits first
+        img = img.convert("I").point(lambda v: v * (1 / 256)).convert("L")
     elif img.mode not in ("RGB", "RGBA", "L", "LA"):
         img = img.convert("RGBA" if "A" in img.mode else "RGB")
     w, h = img.size
