@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -319,6 +320,9 @@ class Reindent:
     tab_width: int
     delta: int  # columns added to the model's indentation
     tabs: bool  # the file indents with tabs
+    #: Other tab widths under which the change is just as uniform: new_string is
+    #: re-indented only if all of them agree on it (else it has no single reading).
+    alternatives: tuple[Reindent, ...] = ()
 
     def apply(self, indent: str) -> str:
         for m, f in self.known:
@@ -366,8 +370,15 @@ def uniform_change(pairs: Sequence[tuple[str, str]]) -> Reindent | None:
         if len(deltas) == 1:
             options.append((w, deltas.pop()))
     if options:
-        w, delta = next((o for o in options if o[1] == 0), options[0])
-        return Reindent(kn, None, w, delta, file_tabs)
+        # One tab width with no shift is the natural reading (the model drew tabs as that
+        # many spaces); otherwise every width that fits is kept, and the re-indentation
+        # stands only where they all agree (see reindent_text).
+        unshifted = [o for o in options if o[1] == 0]
+        if len(unshifted) == 1:
+            options = unshifted
+        readings = [Reindent(kn, None, w, delta, file_tabs) for w, delta in options]
+        first = readings[0]
+        return Reindent(kn, None, first.tab_width, first.delta, file_tabs, tuple(readings[1:]))
     if consistent and prefix is not None:
         return Reindent(kn, prefix, 4, columns(prefix[1], 4) - columns(prefix[0], 4), file_tabs)
     return None
@@ -390,8 +401,12 @@ def reindent_text(
 
     A line that stands where a line of ``old`` stood, with the same indentation, takes
     that file line's own indentation (``file_indents``, None for a line matched
-    mid-line); any other non-blank line is re-indented by ``how``. ``first_line`` False
-    leaves the first line alone (the match starts mid-line there).
+    mid-line); so does a blank line the model left exactly as it was (the file keeps its
+    own whitespace there). Any other non-blank line is re-indented by ``how``.
+    ``first_line`` False leaves the first line alone (the match starts mid-line there).
+
+    Raises :class:`ToolError` when ``how`` has alternatives (tab widths) that would
+    indent the new lines differently: the near-miss then has no single reading.
     """
     old_lines = old.split("\n")
     lines = text.split("\n")
@@ -408,14 +423,27 @@ def reindent_text(
         if j == 0 and not first_line:
             continue
         lead = _lead_of(line)
-        if len(lead) == len(line):
-            continue  # blank: nothing to indent
         i = pairs.get(j)
         fi = file_indents[i] if i is not None and i < len(file_indents) else None
+        if len(lead) == len(line):
+            # blank: nothing to indent; unchanged from old_string, it keeps the file's
+            if i is not None and fi is not None and old_lines[i] == line:
+                lines[j] = fi
+            continue
         if i is not None and fi is not None and _lead_of(old_lines[i]) == lead:
             lines[j] = fi + line[len(lead) :]
         else:
-            lines[j] = how.apply(lead) + line[len(lead) :]
+            ours = how.apply(lead)
+            if any(alt.apply(lead) != ours for alt in how.alternatives):
+                raise ToolError(
+                    ErrorCode.NO_MATCH,
+                    "old_string matches only with its indentation changed, and the change "
+                    "has more than one reading (the file's tab width is unclear), so the "
+                    "indentation new_string should get is not certain; nothing was changed. "
+                    "Copy old_string and new_string with the file's own indentation (tabs "
+                    "as tabs).",
+                )
+            lines[j] = ours + line[len(lead) :]
     return "\n".join(lines)
 
 
@@ -550,6 +578,14 @@ def _indent_tier(
         line_end = view.find("\n", e0)
         file_lines = view[line_start : len(view) if line_end < 0 else line_end].split("\n")
         pairs: list[tuple[str, str]] = []
+        if not first_indented and model_lines[0].strip(" \t" + ODD_SPACES):
+            # The model's first line starts where the match does; when only indentation
+            # stands before it in the file, the model left it out as it copied, and that
+            # is the indentation of its unindented line: it counts like any other line's
+            # (else the other lines alone may fit some other tab width with no shift).
+            before = view[line_start:s0]
+            if before and len(_lead_of(before)) == len(before):
+                pairs.append(("", before))
         old_in_file: list[str] = []
         indents: list[str | None] = []
         for i, model_line in enumerate(model_lines):
@@ -652,6 +688,55 @@ def locate(view: str, old: str) -> Found | None:
 # -- replacing -----------------------------------------------------------------------
 
 
+#: What :func:`carry_over` aligns as a whole: a quoted string (its quotes pair up), a
+#: word, a run of whitespace, or one other character. A single quote opens a string only
+#: where it is no apostrophe (no letter before the opening one or after the closing one).
+_TOKEN_RE = re.compile(r"""\"[^"\n]*"|(?<!\w)'[^'\n]*'(?!\w)|\w+|\s+|.""", re.DOTALL)
+
+
+def _tokens(text: str) -> list[tuple[int, int]]:
+    """The spans of ``text``'s tokens (quotes read straight, so curly ones pair too)."""
+    return [m.span() for m in _TOKEN_RE.finditer(normalize_quotes(text))]
+
+
+def _aligned(old: str, new: str) -> list[tuple[str, int, int, int, int]]:
+    """Opcodes (as :meth:`difflib.SequenceMatcher.get_opcodes`, in characters) that turn
+    ``old`` into ``new``, aligned on whole tokens: an unchanged quoted string is matched
+    with itself, never its closing quote with the opening one of a string inserted next
+    to it. Tokens replaced one for one are aligned character by character inside; other
+    replaced stretches are new text. Neighbouring opcodes of one kind are merged."""
+    ot, nt = _tokens(old), _tokens(new)
+    ow = [old[a:b] for a, b in ot]
+    nw = [new[a:b] for a, b in nt]
+    raw: list[tuple[str, int, int, int, int]] = []
+
+    def span(ts: list[tuple[int, int]], k1: int, k2: int, size: int) -> tuple[int, int]:
+        start = ts[k1][0] if k1 < len(ts) else size
+        return start, (ts[k2 - 1][1] if k2 > k1 else start)
+
+    sm = difflib.SequenceMatcher(None, ow, nw, autojunk=False)
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op == "replace" and i2 - i1 == j2 - j1:
+            for k in range(i2 - i1):
+                a1, b1 = ot[i1 + k][0], nt[j1 + k][0]
+                inner = difflib.SequenceMatcher(None, ow[i1 + k], nw[j1 + k], autojunk=False)
+                for op2, x1, x2, y1, y2 in inner.get_opcodes():
+                    raw.append((op2, a1 + x1, a1 + x2, b1 + y1, b1 + y2))
+            continue
+        o1, o2 = span(ot, i1, i2, len(old))
+        n1, n2 = span(nt, j1, j2, len(new))
+        raw.append((op, o1, o2, n1, n2))
+    out: list[tuple[str, int, int, int, int]] = []
+    for tag, i1, i2, j1, j2 in raw:
+        kind = "equal" if tag == "equal" else "replace"
+        if out and (out[-1][0] == "equal") == (kind == "equal"):
+            prev = out[-1]
+            out[-1] = (prev[0] if kind == "equal" else "replace", prev[1], i2, prev[3], j2)
+        else:
+            out.append((tag, i1, i2, j1, j2))
+    return out
+
+
 def carry_over(actual: str, old: str, new: str, stages: Sequence[Stage] = (_quotes_stage,)) -> str:
     """The replacement for ``actual`` (the file's text that ``old`` matched loosely).
 
@@ -667,8 +752,7 @@ def carry_over(actual: str, old: str, new: str, stages: Sequence[Stage] = (_quot
     if na.text != no.text:
         return new
     out: list[str] = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+    for op, i1, i2, j1, j2 in _aligned(old, new):
         if op == "equal":
             n1 = no.to_normal(i1, "start")
             n2 = no.to_normal(i2, "end")
@@ -975,6 +1059,47 @@ def changed_core(text: str, sp: Splice) -> Splice:
     return Splice(sp.start + pre, sp.end - suf, new[pre : len(new) - suf])
 
 
+def _kept_breaks_apart(view: str, sp: Splice) -> list[Splice]:
+    """``sp`` cut into the pieces between the line breaks it keeps, so that those stay
+    untouched in the raw text with whatever ending they have there (a mixed file).
+
+    Lines are aligned (:class:`difflib.SequenceMatcher`); a line break is kept where the
+    new text has one at the same place: inside a run of equal lines or of lines replaced
+    one for one, and at the start of every run.
+    """
+    old = view[sp.start : sp.end]
+    if "\n" not in old or "\n" not in sp.text:
+        return [sp]
+    ol, nl = old.split("\n"), sp.text.split("\n")
+    kept: list[tuple[int, int]] = []  # (break after old line i, break after new line j)
+
+    def keep(i: int, j: int) -> None:
+        inside = 0 <= i < len(ol) - 1 and 0 <= j < len(nl) - 1
+        if inside and (not kept or (i > kept[-1][0] and j > kept[-1][1])):
+            kept.append((i, j))
+
+    sm = difflib.SequenceMatcher(None, ol, nl)
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        keep(i1 - 1, j1 - 1)
+        if op == "equal" or (op == "replace" and i2 - i1 == j2 - j1):
+            for k in range(i2 - i1 - 1):
+                keep(i1 + k, j1 + k)
+    if not kept:
+        return [sp]
+    # the offset of each line's break in ``old`` and ``sp.text``
+    o_at = list(itertools.accumulate(len(x) + 1 for x in ol))
+    n_at = list(itertools.accumulate(len(x) + 1 for x in nl))
+    out: list[Splice] = []
+    o_pos = n_pos = 0
+    for i, j in [*kept, (len(ol) - 1, len(nl) - 1)]:
+        o_end, n_end = o_at[i] - 1, n_at[j] - 1
+        piece = Splice(sp.start + o_pos, sp.start + o_end, sp.text[n_pos:n_end])
+        if old[o_pos:o_end] != piece.text:
+            out.append(changed_core(view, piece))
+        o_pos, n_pos = o_end + 1, n_end + 1
+    return out
+
+
 def raw_splices(
     nmap: NewlineMap, splices: Sequence[Splice], newline: str, *, mixed_view: str | None = None
 ) -> list[Splice]:
@@ -987,7 +1112,11 @@ def raw_splices(
     its splices here, so all of them make the same text.
     """
     if mixed_view is not None:
-        splices = [changed_core(mixed_view, sp) for sp in splices]
+        splices = [
+            piece
+            for sp in splices
+            for piece in _kept_breaks_apart(mixed_view, changed_core(mixed_view, sp))
+        ]
     return [
         Splice(nmap.to_raw(sp.start), nmap.to_raw(sp.end), with_endings(sp.text, newline))
         for sp in splices
