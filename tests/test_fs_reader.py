@@ -136,15 +136,6 @@ def test_utf32_is_refused_as_not_supported(tmp_path: Path, bom: bytes) -> None:
         assert e.value.code is ErrorCode.BINARY and "UTF-32" in e.value.message
 
 
-def test_a_large_utf16_file_refusal_says_what_to_do(tmp_path: Path) -> None:
-    f = tmp_path / "u16.txt"
-    f.write_bytes(b"\xff\xfe" + "line\n".encode("utf-16-le") * 10)
-    with pytest.raises(ToolError) as e:
-        _fresh(str(f), 1, 1)
-    assert e.value.code is ErrorCode.TOO_LARGE
-    assert "ask the user" in e.value.message and "no read can show it" in e.value.message
-
-
 small = client_with({"maxReadBytes": 1000})
 
 

@@ -11,7 +11,8 @@ Two things in pygls 2.1's stock protocol cost every tool call:
   kept its task and its whole result (a read's text) alive for the life of the server.
   Those entries are now dropped when the step completes.
 
-Behaviour is otherwise pygls's own: same errors for unknown commands and bad arguments.
+Behaviour is otherwise pygls's own (same errors for bad arguments), except that an unknown
+command is answered -32602 with ``data.field`` "command" and the closest known command.
 
 :meth:`SteadyhandProtocol.execute_fast` goes further for the transport in
 :mod:`steadyhand.transport`: a well-formed ``executeCommand`` request for one of
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import difflib
 import functools
 import inspect
 import logging
@@ -89,6 +91,58 @@ class _Resume(Coroutine[Any, Any, Any]):
 
     def __await__(self) -> Generator[Any, Any, Any]:
         raise TypeError("_Resume is driven by a task, not awaited")
+
+
+#: Names other tools give Steadyhand's commands (without the ``steadyhand.`` prefix).
+_COMMAND_SLIPS = {
+    "view": "read",
+    "open": "read",
+    "cat": "read",
+    "get": "read",
+    "replace": "edit",
+    "strreplace": "edit",
+    "create": "write",
+    "fork": "session.fork",
+    "close": "session.close",
+}
+
+
+def _fold(name: str) -> str:
+    return "".join(ch for ch in name.casefold() if ch not in "_-. ")
+
+
+def closest_command(name: str, known: list[str]) -> str | None:
+    """The known command ``name`` most likely meant: one that differs only in case or
+    separators (with or without the ``steadyhand.`` prefix), a common other name for it,
+    then the closest spelling."""
+    prefix = "steadyhand."
+    bare = {_fold(k.removeprefix(prefix)): k for k in known if k.startswith(prefix)}
+    wanted = _fold(name.removeprefix(prefix) if name.casefold().startswith(prefix) else name)
+    if wanted in bare:
+        return bare[wanted]
+    slip = _COMMAND_SLIPS.get(wanted)
+    if slip is not None and _fold(slip) in bare:
+        return bare[_fold(slip)]
+    close = difflib.get_close_matches(wanted, list(bare), n=1, cutoff=0.6)
+    return bare[close[0]] if close else None
+
+
+def unknown_command(name: str, known: list[str]) -> JsonRpcInvalidParams:
+    """The JSON-RPC error (-32602, ``data.field`` = "command") for a command that is not
+    defined, with the closest known command as a hint."""
+    shown = repr(name).encode("utf-8", "backslashreplace").decode("utf-8")
+    ours = sorted(k for k in known if k.startswith("steadyhand."))
+    guess = closest_command(name, known)
+    hint = f" Did you mean `{guess}`?" if guess is not None else ""
+    listed = ", ".join(f"`{k}`" for k in ours)
+    data: dict[str, Any] = {"field": "command"}
+    if guess is not None:
+        data["suggestion"] = guess
+    return JsonRpcInvalidParams(
+        message=f"Invalid params: Command name {shown} is not defined.{hint} "
+        f"Known commands: {listed}.",
+        data=data,
+    )
 
 
 class SteadyhandProtocol(LanguageServerProtocol):
@@ -202,9 +256,7 @@ class SteadyhandProtocol(LanguageServerProtocol):
     ) -> Generator[Any, Any, Any]:
         handler = self.fm.commands.get(params.command, None)
         if handler is None:
-            raise JsonRpcInvalidParams.of(
-                ValueError(f"Command name {params.command!r} is not defined")
-            )
+            raise unknown_command(params.command, list(self.fm.commands))
         if self._is_simple(handler):
             args: tuple[Any, ...] = tuple(params.arguments or ())
             kwargs: dict[str, Any] = {}

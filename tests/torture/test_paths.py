@@ -141,14 +141,20 @@ async def test_path_attack_corpus(tmp_path: Path) -> None:
             if code not in codes:
                 wrong.append(f"{label}: got {code} ({str(r.get('message'))[:120]}), want {codes}")
             assert CANARY.decode().strip() not in str(r), label
-        # the file whose name is not UTF-8 is an ordinary file of the workspace
+        # a name that is not UTF-8 cannot be named in JSON text without a lone surrogate,
+        # which no answer may echo: such a path is refused, and the file left as it is
         fd = os.open(os.fsencode(ws) + b"/odd\xff.txt", os.O_WRONLY | os.O_CREAT, 0o644)
         os.write(fd, b"odd name\n")
         os.close(fd)
-        r = await server.call(READ, file_path="odd\udcff.txt")
-        assert r["ok"] and "odd name" in r["message"], r
-        assert await server.call(EDIT, file_path="odd\udcff.txt", old_string="odd", new_string="x")
-        assert Path(os.fsdecode(os.fsencode(ws) + b"/odd\xff.txt")).read_bytes() == b"x name\n"
+        for r in (
+            await server.call(READ, file_path="odd\udcff.txt"),
+            await server.call(EDIT, file_path="odd\udcff.txt", old_string="odd", new_string="x"),
+            await server.call(WRITE, file_path="new\udcff.txt", content="x\n"),
+        ):
+            assert r["error"] == "invalid_path", r
+            assert "\udcff" not in str(r), r  # escaped, never echoed raw
+        assert Path(os.fsdecode(os.fsencode(ws) + b"/odd\xff.txt")).read_bytes() == b"odd name\n"
+        assert not any(b"new" in n for n in os.listdir(os.fsencode(ws)))
         assert (await server.call("steadyhand.ping"))["ok"]
     finally:
         await server.stop()

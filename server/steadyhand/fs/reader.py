@@ -14,6 +14,7 @@ import os
 import stat
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 from steadyhand.fs.atomic import open_confined
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -27,6 +28,14 @@ from steadyhand.text.encoding import (
 )
 
 CHUNK = 1 << 20
+
+#: What to do about a binary file: read shows images and PDFs, and no tool (write
+#: included: it reads the file it replaces) changes any other binary file.
+BINARY_NEXT_STEP = (
+    "it cannot be read or edited as text, and write cannot replace it either. Do not "
+    "retry: read shows only images and PDFs, and this file is neither. Leave it as it "
+    "is, or ask the user to change or remove it if it must change."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +94,7 @@ def decode_or_refuse(path: str, data: bytes) -> tuple[str, Encoding]:
     except BinaryContent as exc:
         raise ToolError(
             ErrorCode.BINARY,
-            f"{path} is a binary file ({exc}); it cannot be read or edited as text.",
+            f"{path} is a binary file ({exc}); {BINARY_NEXT_STEP}",
             path=path,
         ) from exc
 
@@ -197,24 +206,15 @@ def _window_at(fd: int, path: str, index: LineIndex, lo: int, hi: int) -> list[s
 
 def _first_chunk(path: str, chunk: bytes) -> Encoding | None:
     """The byte-order mark's encoding of a large file, refusing what a ranged read cannot
-    show as text: what :func:`decode` refuses, and UTF-16."""
+    show as text: what :func:`decode` refuses."""
     try:
         sniffed = sniff_encoding(chunk[:4])
     except BinaryContent as exc:
-        raise ToolError(ErrorCode.BINARY, f"{path} is a binary file ({exc}).", path=path) from exc
-    if sniffed is not None and sniffed.codec != "utf-8":
         raise ToolError(
-            ErrorCode.TOO_LARGE,
-            f"{path} is UTF-16 text too large to read whole, and ranged reads of large "
-            "files support UTF-8 and Latin-1 only, so no read can show it. Do not retry; "
-            "ask the user for the part you need, or to convert the file to UTF-8.",
-            path=path,
-            encoding=sniffed.label,
-        )
+            ErrorCode.BINARY, f"{path} is a binary file ({exc}); {BINARY_NEXT_STEP}", path=path
+        ) from exc
     if sniffed is None and looks_binary(chunk):
-        raise ToolError(
-            ErrorCode.BINARY, f"{path} is a binary file; it cannot be read as text.", path=path
-        )
+        raise ToolError(ErrorCode.BINARY, f"{path} is a binary file; {BINARY_NEXT_STEP}", path=path)
     return sniffed
 
 
@@ -249,6 +249,8 @@ def _full_pass(fd: int, st: os.stat_result, path: str, offset: int, limit: int) 
             if first:
                 first = False
                 sniffed = _first_chunk(path, chunk)
+                if sniffed is not None and sniffed.codec.startswith("utf-16"):
+                    return _utf16_pass(fd, st, path, lo, hi, hasher, chunk, sniffed)
                 if sniffed is not None:
                     enc = sniffed
                     chunk = chunk[3:]
@@ -324,13 +326,88 @@ def _full_pass(fd: int, st: os.stat_result, path: str, offset: int, limit: int) 
     return Window(lines, total, digest, st, enc, saw_crlf, saw_cr)
 
 
+def _utf16_pass(
+    fd: int,
+    st: os.stat_result,
+    path: str,
+    lo: int,
+    hi: int,
+    hasher: Any,
+    first: bytes,
+    enc: Encoding,
+) -> Window:
+    """:func:`_full_pass` for UTF-16 (LE or BE, after its byte-order mark): the bytes are
+    decoded strictly in chunks (an incremental decoder keeps a code unit or a surrogate
+    pair cut by a chunk's end for the next one), and lines are counted in the decoded
+    text, breaking at LF, CRLF and CR as a whole read does. Every byte is hashed. No
+    index is kept: its byte offsets would have to be counted in code units."""
+    decoder = codecs.getincrementaldecoder(enc.codec)("strict")
+    data = first[len(enc.bom_bytes()) :]
+    kept: list[str] = []
+    total = 0
+    partial = False
+    tail = ""
+    pending_cr = False
+    saw_crlf = saw_cr = False
+    try:
+        while True:
+            final = not data
+            try:
+                text = decoder.decode(data, final=final)
+            except UnicodeDecodeError as exc:
+                raise ToolError(
+                    ErrorCode.BINARY,
+                    f"{path} is a binary file (invalid {enc.codec} after its byte-order "
+                    f"mark); {BINARY_NEXT_STEP}",
+                    path=path,
+                ) from exc
+            if pending_cr:
+                text = "\r" + text
+                pending_cr = False
+            if not final and text.endswith("\r"):
+                text = text[:-1]
+                pending_cr = True
+            if "\r" in text:
+                saw_crlf = saw_crlf or "\r\n" in text
+                text = text.replace("\r\n", "\n")
+                saw_cr = saw_cr or "\r" in text
+                text = text.replace("\r", "\n")
+            if text:
+                breaks = text.count("\n")
+                if total + breaks + 1 < lo or total + 1 > hi:
+                    total += breaks
+                    partial = not text.endswith("\n") if breaks else True
+                else:
+                    parts = text.split("\n")
+                    for part in parts[:-1]:
+                        total += 1
+                        if lo <= total <= hi:
+                            kept.append((tail + part)[:_MAX_KEPT_LINE])
+                        tail = ""
+                    last = parts[-1]
+                    partial = (partial or bool(last)) if breaks == 0 else bool(last)
+                    if lo <= total + 1 <= hi and len(tail) < _MAX_KEPT_LINE:
+                        tail += last
+            if final:
+                break
+            data = os.read(fd, CHUNK)
+            hasher.update(data)
+    except OSError as exc:
+        raise read_failed(path, exc) from exc
+    if partial:
+        total += 1
+        if lo <= total <= hi:
+            kept.append(tail[:_MAX_KEPT_LINE])
+    return Window(kept, total, hasher.hexdigest(), st, enc, saw_crlf, saw_cr)
+
+
 def _not_utf8(path: str, enc: Encoding) -> Encoding:
     """The encoding of a file that is not valid UTF-8, as :func:`decode` decides it."""
     if enc.bom:
         raise ToolError(
             ErrorCode.BINARY,
-            f"{path} is a binary file (invalid utf-8 after its byte-order mark); it cannot "
-            "be read or edited as text.",
+            f"{path} is a binary file (invalid utf-8 after its byte-order mark); "
+            f"{BINARY_NEXT_STEP}",
             path=path,
         )
     return Encoding("latin-1")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
@@ -71,12 +72,39 @@ class ResolvedPath:
         return os.path.relpath(self.path, self.root)
 
 
-def _invalid(msg: str) -> ToolError:
-    return ToolError(ErrorCode.INVALID_PATH, msg)
+def _invalid(msg: str, **fields: object) -> ToolError:
+    return ToolError(ErrorCode.INVALID_PATH, msg, **fields)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def shown_path(file_path: str) -> str:
+    """``file_path`` quoted for a message, with any lone surrogate escaped: a reply must
+    be valid UTF-8 JSON, and a strict parser rejects a whole reply holding one."""
+    return repr(file_path).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def names_folder(file_path: str) -> bool:
+    """Whether ``file_path`` ends with a slash (or ``/.``): POSIX takes it to name a
+    folder, never a file."""
+    p = file_path.rstrip()
+    if p.startswith("file:"):
+        p = unquote(urlparse(p).path)
+    return p.endswith(("/", "/.")) and p.strip("/.") != ""
 
 
 def expand(file_path: str, roots: Roots) -> str:
     """The absolute (not yet real) path a model meant."""
+    lone = _SURROGATE.search(file_path)
+    if lone is not None:
+        raise _invalid(
+            f"file_path {shown_path(file_path)} contains a lone surrogate "
+            f"(U+{ord(lone.group()):04X} at position {lone.start()}), a character no file "
+            "name can hold; it usually comes from bytes that were not valid UTF-8. Pass the "
+            "path as plain UTF-8 text (list the folder to see the file's real name).",
+            path=file_path.encode("utf-8", "backslashreplace").decode("utf-8"),
+        )
     if not file_path.strip():
         raise _invalid("file_path is empty. Pass the absolute path of the file.")
     if "\x00" in file_path:
@@ -127,12 +155,24 @@ def resolve(file_path: str, roots: Roots) -> ResolvedPath:
     else:
         real, st = _real_and_stat(file_path, absolute)
     if st is not None and stat.S_ISLNK(st.st_mode):
-        raise _invalid(f"{file_path!r} is a symbolic link that cannot be resolved (a loop?).")
+        raise _invalid(
+            f"{file_path!r} is a symbolic link that cannot be resolved (a loop?). Pass the "
+            "path of the file it should lead to instead, or ask the user to fix the link."
+        )
+    if names_folder(file_path) and (st is None or not stat.S_ISDIR(st.st_mode)):
+        # normpath dropped the slash; POSIX would answer ENOTDIR (or create nothing)
+        what = "is a file" if st is not None and stat.S_ISREG(st.st_mode) else "does not exist"
+        raise _invalid(
+            f"{file_path!r} ends with '/', which names a folder, but {absolute} {what}. "
+            "Drop the slash to mean a file; Steadyhand reads and writes files, not folders.",
+            path=real,
+        )
     if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
         raise ToolError(
             ErrorCode.NOT_REGULAR_FILE,
             f"{file_path} is not a regular file (it is a {_kind(st.st_mode)}); "
-            "Steadyhand reads and writes regular files only.",
+            "Steadyhand reads and writes regular files only. Leave it alone and work on a "
+            "regular file instead; ask the user if you need what it holds.",
             path=real,
         )
     if (
@@ -208,10 +248,17 @@ def _real_and_stat(file_path: str, absolute: str) -> tuple[str, os.stat_result |
     except FileNotFoundError:
         return real, None
     except NotADirectoryError as exc:
-        raise _invalid(f"A part of {file_path!r} is a file, not a folder.") from exc
+        raise _invalid(
+            f"A part of {file_path!r} is a file, not a folder. To mean that file, drop what "
+            "follows its name; to make a new file, pick a path whose folders are folders "
+            "(or do not exist yet)."
+        ) from exc
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise _invalid(f"{file_path!r} is a symbolic link loop.") from exc
+            raise _invalid(
+                f"{file_path!r} is a symbolic link loop. Pass the path of the file it should "
+                "lead to instead, or ask the user to fix the link."
+            ) from exc
         if exc.errno == errno.ENAMETOOLONG:
             raise _invalid(f"A name in {file_path!r} is too long. Use shorter names.") from exc
         raise ToolError(
@@ -229,7 +276,8 @@ def _refuse_special(file_path: str, absolute: str) -> None:
         raise ToolError(
             ErrorCode.NOT_REGULAR_FILE,
             f"{file_path} is not a regular file (it is a {_kind(st.st_mode)}); "
-            "Steadyhand reads and writes regular files only.",
+            "Steadyhand reads and writes regular files only. Leave it alone and work on a "
+            "regular file instead; ask the user if you need what it holds.",
             path=absolute,
         )
 

@@ -29,6 +29,7 @@ class ErrorCode(StrEnum):
     NO_HISTORY = "no_history"
     WRONG_TOOL = "wrong_tool"
     UNREADABLE = "unreadable"
+    SESSION_EXISTS = "session_exists"
 
 
 class ToolError(Exception):

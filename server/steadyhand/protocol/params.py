@@ -172,6 +172,14 @@ _KNOWN_SLIPS: dict[str, str] = {
     "start_line": "offset",
     "line": "offset",
     "count": "limit",
+    # session.fork: where the new session's records come from
+    "parent_session": "parent",
+    "parent_name": "parent",
+    "parent_id": "parent",
+    "from_session": "parent",
+    "source_session": "parent",
+    "base_session": "parent",
+    "from": "parent",
 }
 
 #: Extra checks on values, by field name: (predicate, what it must be).
@@ -207,6 +215,12 @@ def suggest(key: str, known: typing.Iterable[str]) -> str | None:
     known = list(known)
     for candidate in (_snake(key), _KNOWN_SLIPS.get(key), _KNOWN_SLIPS.get(_snake(key))):
         if candidate in known:
+            return candidate
+    snake = _snake(key)
+    # A longer name that starts with a known one (``parent_session`` for ``parent``) means
+    # that one, not another it merely resembles more closely letter by letter.
+    for candidate in sorted(known, key=len, reverse=True):
+        if snake.startswith(candidate + "_"):
             return candidate
     close = difflib.get_close_matches(_snake(key), known, n=1, cutoff=0.6)
     return close[0] if close else None

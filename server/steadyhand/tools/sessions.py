@@ -2,12 +2,48 @@
 
 from __future__ import annotations
 
+import difflib
+
+from steadyhand.protocol.commands import DEFAULT_SESSION
+from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import CloseParams, ForkParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.tools.context import ToolContext
 
 
+def _exists(ctx: ToolContext, name: str) -> bool:
+    """Whether session ``name`` is in use (the default session always is)."""
+    return name == DEFAULT_SESSION or ctx.sessions.exists(name)
+
+
+def _known(ctx: ToolContext) -> str:
+    names = sorted({DEFAULT_SESSION, *(s.name for s in ctx.sessions)})
+    return ", ".join(repr(n) for n in names)
+
+
 def fork(ctx: ToolContext, p: ForkParams) -> Result:
+    if not _exists(ctx, p.parent):
+        close = difflib.get_close_matches(
+            p.parent, [DEFAULT_SESSION, *(s.name for s in ctx.sessions)], n=1, cutoff=0.6
+        )
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise ToolError(
+            ErrorCode.NOT_FOUND,
+            f"There is no session {p.parent!r} to fork from.{hint} Known sessions: "
+            f"{_known(ctx)}. Pass one of them as `parent` (a session exists once a call "
+            "used it).",
+            session=p.session,
+            parent=p.parent,
+        )
+    if _exists(ctx, p.session):
+        raise ToolError(
+            ErrorCode.SESSION_EXISTS,
+            f"Session {p.session!r} already exists; forking onto it would drop the records "
+            "of what it read. Pick a new name for the fork, or close that session first "
+            "(session.close) if you mean to start it over.",
+            session=p.session,
+            parent=p.parent,
+        )
     existed = ctx.sessions.exists(p.parent)
     # A fork of a read-only session is read-only too: forking never widens what it may do.
     inherited = existed and ctx.sessions.get(p.parent).read_only
