@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import stat
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Any, TypeVar
@@ -20,10 +21,11 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from steadyhand import __version__
-from steadyhand.apply.editor import DELETED, EditorWorld
+from steadyhand.apply.editor import DELETED, EditorWorld, disk_file
 from steadyhand.config import Settings, settings_from
 from steadyhand.dispatch import SteadyhandProtocol
 from steadyhand.documents.open_docs import OpenDocuments
+from steadyhand.documents.open_docs import uri_to_path as doc_path
 from steadyhand.fs.atomic import start_journal
 from steadyhand.fs.reader import read_all
 from steadyhand.fs.syscalls import from_environment
@@ -162,7 +164,11 @@ class SteadyhandServer(LanguageServer):
     def external_change(self, path: str, kind: str) -> None:
         """A file changed on disk, seen by the watcher or the client's file events
         (``kind`` "folder": a folder appeared, went or was renamed; every tracked file
-        under it is checked)."""
+        under it is checked).
+
+        Never reads a large file whole here: above :data:`WATCH_HASH_MAX_BYTES` the notice
+        is decided from the file's size and time (every write still hashes the content
+        before it replaces anything)."""
         if kind == "folder":  # checked together with the others of the moment
             self._changed_folders.add(path.rstrip("/") or "/")
             if len(self._changed_folders) == 1:
@@ -171,27 +177,70 @@ class SteadyhandServer(LanguageServer):
         if self._as_written(path):  # checked first: the watcher's paths are real already
             return
         real = os.path.realpath(path)
-        if not self.ctx.sessions.is_tracked(real):
+        records = self.ctx.sessions.records(real)
+        if not records:
             return
-        if self.docs.uri_for(real) is not None:
-            return  # the open buffer is the truth; its own changes arrive as didChange
         if real != path and self._as_written(real):
             return
-        gone = False
-        try:
-            # never blocks, never follows a link swapped in: a FIFO put there is refused
-            now: str | None = content_hash(read_all(real).data)
-        except ToolError as err:
-            now = None
-            gone = err.code == ErrorCode.NOT_FOUND
+        uri = self.docs.uri_for(real)
+        if uri is not None:
+            self._changed_behind_buffer(real, uri, kind)
+            return
+        if all(rec.stale for rec in records):
+            return  # reported already, and nothing to mark: no need to look at the file
+        now, gone, big = _disk_now(real)
         own = self.editor.own_writes.get(real)
-        if own is not None and (now == own or (now is None and own == DELETED)):
+        if own is not None and (now == own or (gone and own == DELETED)):
             return  # Steadyhand's own write or deletion
-        marked = self.ctx.sessions.mark_changed(real, now)
-        if marked:
-            kind = "deleted" if gone else kind
-            log.info("%s changed behind the agent's back (%s)", real, kind)
-            self.protocol.notify(commands.FILE_CHANGED, {"path": real, "kind": kind})
+        if self.ctx.sessions.mark_changed(real, now, disk_stat=big):
+            self._notify_changed(real, kind, gone)
+
+    def _changed_behind_buffer(self, real: str, uri: str, kind: str) -> None:
+        """The disk of a file open in the editor changed. The buffer stays the agent's
+        view (its records are not marked), but the disk differs from what the buffer was
+        last seen to hold: the agent is told once per new disk content, and records of
+        the disk's text are marked."""
+        _, _, big = _disk_now(real, read=False)
+        if big is not None:
+            # too large to compare with the buffer here (saving the buffer over it is
+            # checked): only the agent's records of the disk's text are judged, by stat
+            if self.ctx.sessions.mark_changed(real, None, disk_stat=big, buffers=False):
+                self._notify_changed(real, kind, False, open_in_editor=True)
+            return
+        data, disk_text, _ = disk_file(real)
+        gone = data is None and not os.path.lexists(real)
+        now = content_hash(data) if data is not None else None
+        own = self.editor.own_writes.get(real)
+        if own is not None and (now == own or (gone and own == DELETED)):
+            return
+        text: str = self.workspace.get_text_document(uri).source
+        if self.editor.note_disk(real, text, data, disk_text):
+            return  # the disk holds the buffer's text (the editor saved it)
+        base = self.editor.matched.get(real)
+        if base is not None and now == base[0]:
+            return  # still what the buffer was last seen to match
+        if data is None and not gone:
+            return  # unreadable for a moment: a write checks it anyway
+        if real in self.editor.reported and self.editor.reported[real] == now:
+            return  # told already
+        self.editor.reported[real] = now
+        self.ctx.sessions.mark_changed(real, now, buffers=False)
+        self._notify_changed(real, kind, gone, open_in_editor=True)
+
+    def _notify_changed(
+        self, real: str, kind: str, gone: bool, *, open_in_editor: bool = False
+    ) -> None:
+        if gone:
+            kind = "deleted"
+        elif kind in ("created", "deleted", "moved"):
+            # the path holds new content (another program's atomic save: a temp file
+            # renamed over it); it was tracked, so it existed before
+            kind = "modified"
+        params: dict[str, Any] = {"path": real, "kind": kind}
+        if open_in_editor:
+            params["open"] = True
+        log.info("%s changed behind the agent's back (%s)", real, kind)
+        self.protocol.notify(commands.FILE_CHANGED, params)
 
     # -- settings and folders -------------------------------------------------------
 
@@ -219,6 +268,27 @@ class SteadyhandServer(LanguageServer):
         log.info("settings: %s; roots: %s", settings, ctx.roots.workspace + ctx.roots.allowed)
 
 
+def _disk_now(path: str, *, read: bool = True) -> tuple[str | None, bool, tuple[int, int] | None]:
+    """The hash of ``path``'s bytes (None: gone, unreadable, too large to hash here, or
+    not ``read``), whether it is gone, and for a file larger than
+    :data:`WATCH_HASH_MAX_BYTES` its (size, mtime_ns) instead of a hash."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None, True, None
+    except OSError:
+        return None, False, None
+    if stat.S_ISREG(st.st_mode) and st.st_size > WATCH_HASH_MAX_BYTES:
+        return None, False, (st.st_size, st.st_mtime_ns)
+    if not read:
+        return None, False, None
+    try:
+        # never blocks, never follows a link swapped in: a FIFO put there is refused
+        return content_hash(read_all(path).data), False, None
+    except ToolError as err:
+        return None, err.code == ErrorCode.NOT_FOUND, None
+
+
 def _tracked_under(tracked: Iterable[str], folders: set[str]) -> Iterator[str | None]:
     """The paths of ``tracked`` that lie under one of ``folders``, in order; None now and
     then between them, so the caller can look at the clock during a long walk."""
@@ -235,6 +305,10 @@ def _tracked_under(tracked: Iterable[str], folders: set[str]) -> Iterator[str | 
                 break
             parent = up
 
+
+#: Largest file the watcher's notice reads and hashes; a larger one is judged by its size
+#: and time (the ranged-read threshold is far below this).
+WATCH_HASH_MAX_BYTES = 4 << 20
 
 #: Longest stretch of the event loop's time one turn of a folder recheck takes.
 RECHECK_SLICE_S = 0.005
@@ -321,6 +395,9 @@ def create_server() -> SteadyhandServer:
     def on_open(ls: SteadyhandServer, params: types.DidOpenTextDocumentParams) -> None:
         ls.docs.opened(params.text_document.uri)
         ls.docs.changed(params.text_document.uri, params.text_document.text)
+        path = doc_path(params.text_document.uri)
+        if path is not None:
+            ls.editor.opened(path, params.text_document.text)
 
     @ls.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def on_change(ls: SteadyhandServer, params: types.DidChangeTextDocumentParams) -> None:
@@ -330,10 +407,16 @@ def create_server() -> SteadyhandServer:
     @ls.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def on_close(ls: SteadyhandServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.docs.closed(params.text_document.uri)
+        path = doc_path(params.text_document.uri)
+        if path is not None and ls.docs.uri_for(path) is None:
+            ls.editor.closed(path)
 
     @ls.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def on_save(ls: SteadyhandServer, params: types.DidSaveTextDocumentParams) -> None:
-        pass
+        uri = params.text_document.uri
+        path = doc_path(uri)
+        if path is not None and ls.docs.uri_for(path) == uri:  # the disk holds the buffer
+            ls.editor.compare_disk(path, ls.workspace.get_text_document(uri).source)
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def on_watched(ls: SteadyhandServer, params: types.DidChangeWatchedFilesParams) -> None:

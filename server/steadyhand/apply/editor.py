@@ -28,11 +28,11 @@ from steadyhand.fs.reader import decode_or_refuse, read_all
 from steadyhand.fs.syscalls import Syscalls
 from steadyhand.protocol.commands import SAVE_DOCUMENTS
 from steadyhand.protocol.errors import ErrorCode, ToolError
-from steadyhand.state.hashing import content_hash
+from steadyhand.state.hashing import content_hash, text_hash
 from steadyhand.text.diff import stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
-from steadyhand.text.lines import to_view
-from steadyhand.text.matching import Splice, changed_core, raw_splices
+from steadyhand.text.lines import NewlineMap, ending_stats, to_view, with_endings
+from steadyhand.text.matching import Splice, apply_splices, changed_core, raw_splices
 from steadyhand.tools.context import Applied, Change
 
 log = logging.getLogger(__name__)
@@ -67,6 +67,34 @@ _DISK_CHANGED = (
     "the file on disk was changed by someone else meanwhile, so the buffer was not "
     "written over it (read the file to see both)"
 )
+_UNSAVED_TYPING = (
+    "the buffer already had unsaved changes of the user's, which Steadyhand never saves "
+    "behind their back"
+)
+_UNSAVED_UNKNOWN = (
+    "the buffer already differed from the file on disk before your change (unsaved "
+    "changes, or the file was changed on disk behind the editor), and Steadyhand never "
+    "saves such a buffer behind the user's back"
+)
+_BEHIND = {
+    "changed": (
+        "the file was changed on disk behind the editor (another program wrote it after "
+        "the editor loaded it, and the buffer was not reloaded), so the buffer was not "
+        "written over it: the other program's version is on disk, your change is only in "
+        "the buffer. Tell the user: they can reload the file in the editor (then read it "
+        "again and redo your change on the new text) or keep the buffer and save it "
+        "themselves, replacing the version on disk"
+    ),
+    "deleted": (
+        "the file was deleted from disk behind the editor (the buffer was not closed), so "
+        "it was not written back: your change is only in the buffer. Ask the user whether "
+        "the file should still exist: they can save the buffer, or close it"
+    ),
+}
+_NO_APPLY_EDIT = (
+    "the editor does not accept edits from the server (its client did not declare the "
+    "workspace.applyEdit capability)"
+)
 _TYPED_SINCE = (
     "the buffer changed again right after it (the user may be typing), so it was not "
     "saved: Steadyhand never saves the user's typing"
@@ -85,6 +113,16 @@ def _refused_save(answer: Any, uri: str) -> str | None:
         if isinstance(outcome, dict) and outcome.get("uri") == uri and outcome.get("error"):
             return str(outcome["error"])
     return "no reason given"
+
+
+def _answer_text(answer: Any) -> str:
+    """The client's answer to a save request, shortly, for a message."""
+    text = "null" if answer is None else repr(_plain(answer))
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+#: Largest file whose text is compared with a buffer the editor opens.
+OPEN_COMPARE_MAX_BYTES = 8 << 20
 
 
 def _plain(value: Any) -> Any:
@@ -126,12 +164,76 @@ class EditorWorld:
         self.own_writes: dict[str, str] = {}
         #: path -> (size, mtime_ns) of that write, to recognise it without re-reading
         self.own_stats: dict[str, tuple[int, int]] = {}
+        #: path -> (hash of the disk's bytes, hash of the buffer's LF text) when the open
+        #: buffer was last seen holding the disk's text (up to line endings): the disk
+        #: must still hold those bytes for the buffer to be written over it
+        self.matched: dict[str, tuple[str, str]] = {}
+        #: path -> disk hash (None: gone) last reported as changed behind its open buffer
+        self.reported: dict[str, str | None] = {}
+
+    # -- what the disk holds behind an open buffer ----------------------------------
+
+    def opened(self, path: str, text: str) -> None:
+        """The editor opened ``path`` with ``text``: note whether that is the disk's text."""
+        self.reported.pop(path, None)
+        self.matched.pop(path, None)
+        self.compare_disk(path, text)
+
+    def compare_disk(self, path: str, text: str) -> None:
+        """Note whether the disk holds the buffer's ``text`` (after a save, say), for a
+        file not too large to read on the way."""
+        try:
+            if os.stat(path).st_size > OPEN_COMPARE_MAX_BYTES:
+                return
+        except OSError:
+            return
+        data, disk_text, _ = disk_file(path)
+        self.note_disk(path, text, data, disk_text)
+
+    def closed(self, path: str) -> None:
+        self.matched.pop(path, None)
+        self.reported.pop(path, None)
+
+    def note_disk(self, path: str, text: str, data: bytes | None, disk_text: str | None) -> bool:
+        """Remember the disk's bytes ``data`` as the buffer's match when its text is the
+        buffer's ``text`` up to line endings; whether it is."""
+        if data is None or disk_text is None:
+            return False
+        view = to_view(text)
+        if to_view(disk_text) != view:
+            return False
+        self.matched[path] = (content_hash(data), text_hash(view))
+        self.reported.pop(path, None)
+        return True
+
+    def disk_moved(self, path: str, data: bytes | None) -> str | None:
+        """ "changed" or "deleted" when the disk (now ``data``; None: missing) no longer
+        holds what the open buffer of ``path`` was last seen to match; None when it still
+        does, or when no match was ever seen."""
+        base = self.matched.get(path)
+        if base is None:
+            return None
+        if data is None:
+            return "deleted" if not os.path.lexists(path) else None
+        return None if content_hash(data) == base[0] else "changed"
+
+    def typed_since_match(self, path: str, before: Snapshot) -> bool | None:
+        """Whether the buffer's text moved from the one last seen matching the disk (the
+        user's typing); None when no match was ever seen."""
+        base = self.matched.get(path)
+        if base is None:
+            return None
+        return text_hash(before.view) != base[1]
 
     # -- capabilities ----------------------------------------------------------------
 
     def _workspace_edit_caps(self) -> types.WorkspaceEditClientCapabilities | None:
         ws = self.ls.client_capabilities.workspace
         return ws.workspace_edit if ws is not None else None
+
+    def supports_apply_edit(self) -> bool:
+        ws = self.ls.client_capabilities.workspace
+        return bool(ws is not None and ws.apply_edit)
 
     def supports_document_changes(self) -> bool:
         caps = self._workspace_edit_caps()
@@ -164,9 +266,10 @@ class EditorWorld:
             st: os.stat_result | None = os.stat(path)
         except OSError:
             st = None
-        disk_text, _ = disk_state(path) if st is not None else (None, UTF8)
-        unsaved = disk_text is None or to_view(disk_text) != to_view(text)
-        return from_text(path, text, st, doc.version, unsaved)
+        data, disk_text, _ = disk_file(path) if st is not None else (None, None, UTF8)
+        unsaved = not self.note_disk(path, text, data, disk_text)
+        disk_hash = content_hash(data) if data is not None else None
+        return from_text(path, text, st, doc.version, unsaved, disk_hash=disk_hash)
 
     async def apply(self, change: Change) -> Applied:
         uri = self.docs.uri_for(change.path)
@@ -188,13 +291,96 @@ class EditorWorld:
             self.own_writes[change.path] = applied.snapshot.hash
             self.own_stats[change.path] = (applied.snapshot.size, applied.snapshot.mtime_ns)
             return applied
+        if not self.supports_apply_edit():
+            return self._write_behind_editor(change, before)
         return await self._apply_to_buffer(uri, change, before)
+
+    def _write_behind_editor(self, change: Change, before: Snapshot) -> Applied:
+        """A change to an open buffer, for a client that takes no ``workspace/applyEdit``:
+        written to disk when the buffer is the disk's text (the editor reloads it), else
+        refused (the buffer holds something the disk does not)."""
+        path = change.path
+        found, disk_text, enc = disk_file(path)
+        if before.unsaved or found is None or disk_text is None:
+            moved = self.disk_moved(path, found)
+            why = (
+                _BEHIND[moved].split(", so ")[0]
+                if moved is not None
+                else "it has unsaved changes in the editor"
+            )
+            raise ToolError(
+                ErrorCode.EDIT_REJECTED,
+                f"{path} is open in the editor and {why}, and {_NO_APPLY_EDIT}, so it was "
+                "not changed: neither the buffer nor the file on disk. Ask the user to save "
+                "or close the file in the editor, then read it again and retry.",
+                path=path,
+                reason="no applyEdit capability",
+            )
+        if to_view(disk_text) != before.view:
+            raise ToolError(
+                ErrorCode.STALE,
+                f"{path} changed on disk while your change was being made, so it was not "
+                "applied. Read the file again, then redo your change.",
+                path=path,
+                refreshed=False,
+            )
+        raw = self._in_disk_style(change.new_raw, before, change, disk_text)
+        try:
+            data = enc.encode(raw)
+        except UnicodeEncodeError:
+            enc, data = UTF8, raw.encode("utf-8")
+        try:
+            st = atomic_write(
+                path, data, sys=self.syscalls, fsync=self.settings.fsync, expect=content_hash(found)
+            )
+        except OSError as exc:
+            raise ToolError(
+                ErrorCode.IO_ERROR,
+                f"Could not write {path}: {exc.strerror or exc}. Nothing was changed.",
+                path=path,
+            ) from exc
+        digest = content_hash(data)
+        self.own_writes[path] = digest
+        self.own_stats[path] = (st.st_size, st.st_mtime_ns)
+        self.matched[path] = (digest, text_hash(to_view(raw)))
+        snap = Snapshot(path, "disk", raw, enc, digest, st.st_size, st.st_mtime_ns)
+        return Applied(
+            via="disk",
+            snapshot=snap,
+            on_disk=True,
+            note=f"Written to disk, since {_NO_APPLY_EDIT}; the editor's buffer shows the "
+            "change once the editor reloads the file.",
+        )
+
+    @staticmethod
+    def _in_disk_style(text: str, before: Snapshot, change: Change, disk_text: str | None) -> str:
+        """The buffer's ``text`` (``before`` with ``change`` made) as it is to go to disk:
+        in the disk's own line endings when the buffer held the disk's text with its line
+        endings normalised (an editor that converts them on loading), else as it is."""
+        if disk_text is None or disk_text == before.raw or to_view(disk_text) != before.view:
+            return text
+        stats = ending_stats(disk_text)
+        if change.splices is not None:
+            mixed = to_view(disk_text) if stats.style == "mixed" else None
+            spliced = raw_splices(
+                NewlineMap(disk_text), change.splices, stats.dominant, mixed_view=mixed
+            )
+            out = apply_splices(disk_text, spliced)
+        elif stats.style in ("crlf", "cr"):
+            out = with_endings(to_view(text), stats.dominant)
+        else:
+            return text
+        return out if to_view(out) == to_view(text) else text
 
     def supports_delete(self) -> bool:
         caps = self._workspace_edit_caps()
         ops = caps.resource_operations if caps is not None else None
         return bool(
-            caps and caps.document_changes and ops and types.ResourceOperationKind.Delete in ops
+            self.supports_apply_edit()
+            and caps
+            and caps.document_changes
+            and ops
+            and types.ResourceOperationKind.Delete in ops
         )
 
     async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
@@ -313,6 +499,7 @@ class EditorWorld:
                 f"The editor refused the change to {change.path} ({exc}). Nothing was "
                 "changed. Read the file again and retry.",
                 path=change.path,
+                reason=str(exc) or type(exc).__name__,
             ) from exc
         if not res.applied:
             reason = res.failure_reason or "no reason given; usually the buffer changed"
@@ -361,13 +548,24 @@ class EditorWorld:
         ``seen``: the buffer was seen holding the change (not only reported applied)."""
         mode = self.settings.save_after_edit
         had_unsaved = bool(before.unsaved)
-        if mode == "never" or (mode == "whenClean" and had_unsaved):
-            why = (
-                "the buffer already had unsaved changes of the user's, which Steadyhand never "
-                "saves behind their back"
-                if mode == "whenClean"
-                else "saveAfterEdit is set to never"
+        if mode == "never":
+            snap = self._snapshot(change.path, text, version, unsaved=True)
+            return Applied(
+                via="workspaceEdit",
+                snapshot=snap,
+                on_disk=False,
+                note="The change is in the editor's open buffer but not saved to disk, "
+                "because saveAfterEdit is set to never.",
             )
+        found, disk_text, enc = disk_file(change.path)
+        # The disk changed (or went) behind the buffer since the buffer last matched it:
+        # writing the buffer now would lose the other program's bytes, whatever the mode.
+        moved = self.disk_moved(change.path, found) if had_unsaved else None
+        if moved is not None:
+            return self._not_saved(change.path, text, version, _BEHIND[moved])
+        if mode == "whenClean" and had_unsaved:
+            typed = self.typed_since_match(change.path, before)
+            why = _UNSAVED_UNKNOWN if typed is None else _UNSAVED_TYPING
             snap = self._snapshot(change.path, text, version, unsaved=True)
             return Applied(
                 via="workspaceEdit",
@@ -378,9 +576,9 @@ class EditorWorld:
             )
         if self.supports_save_request():
             return await self._save_via_client(uri, change, text, version, seen=seen)
-        # The client cannot save on request: write the exact buffer text ourselves, and
-        # only over the file as the change found it.
-        found, disk_text, enc = disk_file(change.path)
+        # The client cannot save on request: write the exact buffer text ourselves (in the
+        # file's own line endings and encoding), and only over the file as the change
+        # found it.
         expect = content_hash(found) if found is not None else None
         # a clean buffer matched the disk when the change was made: it must still
         if (
@@ -389,12 +587,13 @@ class EditorWorld:
             and (disk_text is None or to_view(disk_text) != before.view)
         ):
             return self._not_saved(change.path, text, version, _DISK_CHANGED)
+        raw = self._in_disk_style(text, before, change, disk_text)
         try:
-            data = enc.encode(text)
+            data = enc.encode(raw)
         except UnicodeEncodeError:
-            enc, data = UTF8, text.encode("utf-8")
+            enc, data = UTF8, raw.encode("utf-8")
         try:
-            atomic_write(
+            st = atomic_write(
                 change.path, data, sys=self.syscalls, fsync=self.settings.fsync, expect=expect
             )
         except ToolError:  # written by someone else in the meantime
@@ -404,9 +603,18 @@ class EditorWorld:
                 change.path, text, version, f"writing it to disk failed ({exc.strerror})"
             )
 
-        self.own_writes[change.path] = content_hash(data)
+        digest = content_hash(data)
+        self.own_writes[change.path] = digest
+        self.own_stats[change.path] = (st.st_size, st.st_mtime_ns)
+        self.matched[change.path] = (digest, text_hash(to_view(text)))
         snap = self._snapshot(change.path, text, version, unsaved=False)
-        return Applied(via="workspaceEdit", snapshot=snap, on_disk=True, note="Saved to disk.")
+        note = "Saved to disk."
+        if raw != text:
+            note = (
+                "Saved to disk, in the file's own line endings (the editor's buffer shows "
+                "them normalised)."
+            )
+        return Applied(via="workspaceEdit", snapshot=snap, on_disk=True, note=note)
 
     async def _save_via_client(
         self, uri: str, change: Change, text: str, version: int | None, *, seen: bool = True
@@ -434,9 +642,21 @@ class EditorWorld:
         await asyncio.sleep(FORMAT_SETTLE_S)
         doc = self.ls.workspace.get_text_document(uri)
         now: str = doc.source
-        disk_text, _ = disk_state(change.path)
+        data, disk_text, _ = disk_file(change.path)
         saved = disk_text is not None and to_view(disk_text) == to_view(now)
+        if saved:
+            self.note_disk(change.path, now, data, disk_text)
         note = "Saved to disk."
+        if not saved and (now == text or now == change.new_raw):
+            # The editor answered, yet the disk does not hold the buffer's text.
+            return self._not_saved(
+                change.path,
+                text,
+                version,
+                "the editor answered the save request without saving it (the file on disk "
+                f"does not hold the buffer's text; its answer: {_answer_text(answer)}). Ask "
+                "the user to save the file in the editor",
+            )
         if now != text and now != change.new_raw:
             if not saved:
                 # Not what was saved, so no formatter: typing since the save. The agent's

@@ -36,6 +36,9 @@ class Snapshot:
     version: int | None = None
     #: For buffers: whether the buffer differs from the disk (``None`` when unknown).
     unsaved: bool | None = None
+    #: For buffers: the hash of the disk's bytes the buffer was compared with (None: not
+    #: known, or no file), so a record of those bytes compares with the buffer.
+    disk_hash: str | None = None
 
     @cached_property
     def view(self) -> str:
@@ -206,9 +209,16 @@ def from_raw(path: str, raw: RawFile) -> Snapshot:
 
 
 def from_text(
-    path: str, text: str, st: os.stat_result | None, version: int | None, unsaved: bool | None
+    path: str,
+    text: str,
+    st: os.stat_result | None,
+    version: int | None,
+    unsaved: bool | None,
+    *,
+    disk_hash: str | None = None,
 ) -> Snapshot:
-    """A snapshot of an open buffer's text."""
+    """A snapshot of an open buffer's text (``disk_hash``: of the disk's bytes it was
+    compared with)."""
     return Snapshot(
         path=path,
         source="buffer",
@@ -219,4 +229,5 @@ def from_text(
         mtime_ns=st.st_mtime_ns if st else 0,
         version=version,
         unsaved=unsaved,
+        disk_hash=disk_hash,
     )

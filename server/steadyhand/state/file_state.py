@@ -417,19 +417,44 @@ class SessionRegistry:
                 n += 1
         return n
 
-    def mark_changed(self, path: str, disk_hash: str | None) -> int:
+    def mark_changed(
+        self,
+        path: str,
+        disk_hash: str | None,
+        *,
+        disk_stat: tuple[int, int] | None = None,
+        buffers: bool = True,
+    ) -> int:
         """Mark stale the disk records of ``path`` whose hash differs from ``disk_hash``
-        (None: the file is gone). Returns how many records were marked."""
+        (None: the file is gone, or not hashed). ``disk_stat``: the (size, mtime_ns) of a
+        file too large to hash on a watcher's notice; a disk record with exactly those is
+        taken as unchanged (this only marks records, never decides a write: every write
+        hashes the content). ``buffers``: also mark the records of an open buffer's text.
+        Returns how many records were marked."""
         n = 0
         for s in self._sessions.values():
             rec = s.peek(path)
             if rec is None or rec.stale:
                 continue
-            if disk_hash is not None and rec.source == "disk" and rec.hash == disk_hash:
+            if rec.source == "disk":
+                if disk_hash is not None and rec.hash == disk_hash:
+                    continue
+                if disk_stat is not None and (rec.size, rec.mtime_ns) == disk_stat:
+                    continue
+            elif not buffers:
                 continue
             s.replace(rec.replace(stale=True, last_read=None))
             n += 1
         return n
+
+    def records(self, path: str) -> list[FileRecord]:
+        """Every session's record of ``path`` (none counted as used)."""
+        out = []
+        for s in self._sessions.values():
+            rec = s.peek(path)
+            if rec is not None:
+                out.append(rec)
+        return out
 
     def is_tracked(self, path: str) -> bool:
         return any(path in s for s in self._sessions.values())

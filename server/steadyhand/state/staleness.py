@@ -21,7 +21,16 @@ def is_stale(record: FileRecord, current: HasHashes) -> bool:
 
     Content decides, never mtime: the same source compares exact hashes; across sources
     (the file was opened or closed in the editor since) the model-visible texts compare.
+    A record of disk bytes whose view hash is not of the decoded text (a ranged read of a
+    large file hashes the bytes only) still compares with a buffer that holds exactly the
+    disk's text (up to line endings) while the disk holds those very bytes.
     """
     if record.source == current.source:
         return record.hash != current.hash
-    return record.view_hash != current.view_hash
+    if record.view_hash == current.view_hash:
+        return False
+    return not (
+        record.source == "disk"
+        and getattr(current, "unsaved", None) is False
+        and getattr(current, "disk_hash", None) == record.hash
+    )
