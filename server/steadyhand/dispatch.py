@@ -39,6 +39,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import _prepare_command_arguments, lsp_method
 
+from steadyhand.paths.resolve import shown_path
 from steadyhand.wire import dumps
 
 log = logging.getLogger(__name__)
@@ -130,7 +131,7 @@ def closest_command(name: str, known: list[str]) -> str | None:
 def unknown_command(name: str, known: list[str]) -> JsonRpcInvalidParams:
     """The JSON-RPC error (-32602, ``data.field`` = "command") for a command that is not
     defined, with the closest known command as a hint."""
-    shown = repr(name).encode("utf-8", "backslashreplace").decode("utf-8")
+    shown = shown_path(name)  # quoted, any lone surrogate escaped
     ours = sorted(k for k in known if k.startswith("steadyhand."))
     guess = closest_command(name, known)
     hint = f" Did you mean `{guess}`?" if guess is not None else ""

@@ -324,11 +324,7 @@ class EditorWorld:
                 path=path,
                 refreshed=False,
             )
-        raw = self._in_disk_style(change.new_raw, before, change, disk_text)
-        try:
-            data = enc.encode(raw)
-        except UnicodeEncodeError:
-            enc, data = UTF8, raw.encode("utf-8")
+        raw, enc, data = self._disk_bytes(change.new_raw, before, change, disk_text, enc)
         try:
             st = atomic_write(
                 path, data, sys=self.syscalls, fsync=self.settings.fsync, expect=content_hash(found)
@@ -371,6 +367,18 @@ class EditorWorld:
         else:
             return text
         return out if to_view(out) == to_view(text) else text
+
+    @classmethod
+    def _disk_bytes(
+        cls, text: str, before: Snapshot, change: Change, disk_text: str | None, enc: Encoding
+    ) -> tuple[str, Encoding, bytes]:
+        """The buffer's ``text`` as it goes to disk (:meth:`_in_disk_style`), in the disk's
+        encoding ``enc``, or UTF-8 when that cannot hold it: (text, encoding, bytes)."""
+        raw = cls._in_disk_style(text, before, change, disk_text)
+        try:
+            return raw, enc, enc.encode(raw)
+        except UnicodeEncodeError:
+            return raw, UTF8, raw.encode("utf-8")
 
     def supports_delete(self) -> bool:
         caps = self._workspace_edit_caps()
@@ -587,11 +595,7 @@ class EditorWorld:
             and (disk_text is None or to_view(disk_text) != before.view)
         ):
             return self._not_saved(change.path, text, version, _DISK_CHANGED)
-        raw = self._in_disk_style(text, before, change, disk_text)
-        try:
-            data = enc.encode(raw)
-        except UnicodeEncodeError:
-            enc, data = UTF8, raw.encode("utf-8")
+        raw, enc, data = self._disk_bytes(text, before, change, disk_text, enc)
         try:
             st = atomic_write(
                 change.path, data, sys=self.syscalls, fsync=self.settings.fsync, expect=expect
