@@ -181,7 +181,7 @@ def raw_edit(raw: str, old: str, new: str) -> str:
     plan = plan_edit(view, old, new)
     stats = ending_stats(raw)
     mixed = view if stats.style == "mixed" else None
-    rsp = raw_splices(NewlineMap(raw), plan.splices, stats.dominant, mixed_view=mixed)
+    rsp = raw_splices(NewlineMap(raw), plan.splices, stats.dominant, mixed_view=mixed, raw=raw)
     return apply_splices(raw, rsp)
 
 
@@ -192,6 +192,10 @@ def raw_edit(raw: str, old: str, new: str) -> str:
         ("a\rb\nc\r\n", "a\nb", "A\nB", "A\rB\nc\r\n"),
         ("a\r\nb\nc\r\nd\r\n", "b\nc", "B\nX\nC", None),
         ("a\nb\r\nc\r\n", "a\nb", "a", "a\r\nc\r\n"),
+        # a lone CR never ends up right before an LF (they would read as one break)
+        ("a\rX\nb\n", "X", "", "a\r\r\nb\n"),
+        ("a\rX\nb\n", "X", "\nY", "a\r\r\nY\nb\n"),
+        ("a\rb\rX\n\rc\r", "X", "Y\n", "a\rb\rY\r\n\n\rc\r"),
     ],
 )
 def test_mixed_endings_keep_unchanged_breaks(
@@ -208,7 +212,7 @@ def test_mixed_endings_keep_unchanged_breaks(
 @SETTINGS
 @given(
     st.lists(
-        st.tuples(st.text(alphabet="abc", max_size=3), st.sampled_from(["\n", "\r\n"])),
+        st.tuples(st.text(alphabet="abc", max_size=3), st.sampled_from(["\n", "\r\n", "\r"])),
         min_size=2,
         max_size=8,
     ),

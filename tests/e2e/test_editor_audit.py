@@ -278,6 +278,20 @@ async def test_bom_crlf_file_keeps_its_bom_and_endings(
     assert f.read_bytes() == b"\xef\xbb\xbfA\r\nb\r\n"
 
 
+async def test_buffer_edit_never_merges_a_lone_cr_with_an_lf(
+    plain_editor: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "cr.txt"
+    f.write_bytes(b"a\rX\nb\n")
+    state = plain_editor.editor  # type: ignore[attr-defined]
+    uri = open_doc(plain_editor, state, f)
+    await settle()
+    await call(plain_editor, READ, file_path="cr.txt")
+    r = await call(plain_editor, EDIT, file_path="cr.txt", old_string="X", new_string="")
+    assert r["ok"] and r["via"] == "workspaceEdit", r
+    assert state.buffers[uri].text == "a\r\r\nb\n"
+
+
 # -- 4. a large CRLF file read by range, then opened unchanged -------------------------
 
 

@@ -57,3 +57,15 @@ async def test_mixed_endings_keep_unchanged_breaks(client: LanguageClient, works
     r = await edit(client, g, "a\nb", "A\nB")
     assert r["ok"], r
     assert g.read_bytes() == b"A\rB\nc\r\n"
+
+
+async def test_lone_cr_and_lf_never_merge_into_one_break(
+    client: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "cr.txt"
+    f.write_bytes(b"a\rX\nb\n")
+    r = await edit(client, f, "X", "")
+    assert r["ok"], r
+    assert f.read_bytes() == b"a\r\r\nb\n"  # still three lines: a, an empty one, b
+    r2 = await call(client, READ, file_path=f.name)
+    assert r2["total_lines"] == 3, r2

@@ -359,7 +359,11 @@ class EditorWorld:
         if change.splices is not None:
             mixed = to_view(disk_text) if stats.style == "mixed" else None
             spliced = raw_splices(
-                NewlineMap(disk_text), change.splices, stats.dominant, mixed_view=mixed
+                NewlineMap(disk_text),
+                change.splices,
+                stats.dominant,
+                mixed_view=mixed,
+                raw=disk_text,
             )
             out = apply_splices(disk_text, spliced)
         elif stats.style in ("crlf", "cr"):
@@ -452,6 +456,7 @@ class EditorWorld:
                 change.splices,
                 before.endings.dominant,
                 mixed_view=mixed_view(before),
+                raw=before.raw,
             )
         else:
             raw = [Splice(0, len(before.raw), change.new_raw)]

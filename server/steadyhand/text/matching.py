@@ -1101,15 +1101,22 @@ def _kept_breaks_apart(view: str, sp: Splice) -> list[Splice]:
 
 
 def raw_splices(
-    nmap: NewlineMap, splices: Sequence[Splice], newline: str, *, mixed_view: str | None = None
+    nmap: NewlineMap,
+    splices: Sequence[Splice],
+    newline: str,
+    *,
+    mixed_view: str | None = None,
+    raw: str | None = None,
 ) -> list[Splice]:
     """View splices as splices of the raw text (``nmap`` = ``NewlineMap(raw)``).
 
     Untouched lines keep their endings; line breaks in the new text take ``newline``.
     ``mixed_view``: the view text, for a file of mixed line endings; each splice is then
     first cut to what it changes (:func:`changed_core`), so the lines it leaves as they
-    were keep their own endings. Every way a change reaches a file (disk, editor) maps
-    its splices here, so all of them make the same text.
+    were keep their own endings. ``raw``: the raw text itself, for a file of mixed line
+    endings, so that no lone CR ends up right before a lone LF (:func:`_breaks_unmerged`).
+    Every way a change reaches a file (disk, editor) maps its splices here, so all of
+    them make the same text.
     """
     if mixed_view is not None:
         splices = [
@@ -1117,7 +1124,34 @@ def raw_splices(
             for sp in splices
             for piece in _kept_breaks_apart(mixed_view, changed_core(mixed_view, sp))
         ]
-    return [
+    out = [
         Splice(nmap.to_raw(sp.start), nmap.to_raw(sp.end), with_endings(sp.text, newline))
         for sp in splices
     ]
+    if mixed_view is not None and raw is not None and "\r" in raw:
+        return _breaks_unmerged(raw, out)
+    return out
+
+
+def _breaks_unmerged(raw: str, splices: list[Splice]) -> list[Splice]:
+    """``splices`` of ``raw`` (in order, apart) changed so that none leaves a lone CR
+    right before a lone LF: the two would read as one CRLF line break, and two lines
+    would become one. The LF on the changed side (a break the change writes, or the one
+    ending a line the change emptied) becomes a CRLF instead; every line keeps its place
+    and the untouched ones their endings."""
+    merged: list[Splice] = []
+    for sp in splices:  # adjacent splices as one, so each has untouched text on both sides
+        if merged and merged[-1].end == sp.start:
+            last = merged.pop()
+            sp = Splice(last.start, sp.end, last.text + sp.text)
+        merged.append(sp)
+    out: list[Splice] = []
+    for sp in merged:
+        text = sp.text
+        after = raw[sp.end : sp.end + 1]
+        if text.endswith("\r") and after == "\n":
+            text += "\n"
+        if sp.start and raw[sp.start - 1] == "\r" and (text or after)[:1] == "\n":
+            text = "\r" + text
+        out.append(sp if text is sp.text else Splice(sp.start, sp.end, text))
+    return out

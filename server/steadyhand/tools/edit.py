@@ -316,7 +316,13 @@ async def apply_plan(
     if snap.raw is view and newline == "\n":  # no CR anywhere: the view is the raw text
         new_raw, rsp = new_view, plan.splices
     else:
-        rsp = raw_splices(snap.newline_map, plan.splices, newline, mixed_view=mixed_view(snap))
+        rsp = raw_splices(
+            snap.newline_map,
+            plan.splices,
+            newline,
+            mixed_view=mixed_view(snap),
+            raw=snap.raw,
+        )
         new_raw = apply_splices(snap.raw, rsp)
     data = encode_for(ctx, snap.path, new_raw, snap.encoding)
     change = Change(

@@ -279,7 +279,11 @@ async def _apply(
 ) -> Result:
     path = snap.path
     rsp = raw_splices(
-        snap.newline_map, change.splices, snap.endings.dominant, mixed_view=mixed_view(snap)
+        snap.newline_map,
+        change.splices,
+        snap.endings.dominant,
+        mixed_view=mixed_view(snap),
+        raw=snap.raw,
     )
     new_raw = apply_splices(snap.raw, rsp)
     try:
