@@ -117,6 +117,21 @@ async def test_stale_large_change_asks_for_reread(client: LanguageClient, worksp
     assert r2["error"] == "stale"
 
 
+async def test_stale_change_to_one_very_long_line_asks_for_reread(
+    client: LanguageClient, workspace: Path
+) -> None:
+    # one line changed, but that line is 200,000 characters long: the refusal must not
+    # carry it (staleDiffMaxLines counts lines; the characters are bounded too)
+    f = workspace / "min.js"
+    f.write_text("head\n" + "a" * 200_000 + "\ntail\n")
+    await call(client, READ, file_path="min.js")
+    f.write_text("head\n" + "b" * 200_000 + "\ntail\n")
+    r = await call(client, EDIT, file_path="min.js", old_string="tail", new_string="TAIL")
+    assert r["error"] == "stale" and r["refreshed"] is False, r
+    assert "Read the file again" in r["message"] and len(r["message"]) < 1000
+    assert "diff" not in r
+
+
 async def test_partial_view(client: LanguageClient, workspace: Path) -> None:
     f = workspace / "p.txt"
     f.write_text("".join(f"line {i}\n" for i in range(1, 101)))

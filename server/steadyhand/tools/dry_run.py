@@ -14,7 +14,7 @@ from steadyhand.state.file_state import FileRecord, Session, merge_ranges
 from steadyhand.state.staleness import is_stale
 from steadyhand.text.diff import whole_diff
 from steadyhand.tools.context import ToolContext
-from steadyhand.tools.records import refuse_if_stale
+from steadyhand.tools.records import refuse_if_stale, short_diff
 
 
 def check_fresh(
@@ -34,7 +34,7 @@ def check_fresh(
         return
     seen = ctx.store.get(rec.view_hash, rec.stored)
     diff = whole_diff(seen, snap.view, name=snap.path) if seen is not None else ""
-    if diff and diff.count("\n") <= ctx.settings.stale_diff_max_lines:
+    if short_diff(ctx, diff):
         raise ToolError(
             ErrorCode.STALE,
             f"{snap.path} was changed by someone else since you read it, so the dry run "

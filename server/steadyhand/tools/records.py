@@ -82,6 +82,19 @@ def require_read(session: Session, path: str, tool: str) -> FileRecord:
 NOTEBOOK_TOOL = "notebook edit"
 
 
+#: Longest stale diff, in characters, a refusal carries (besides ``staleDiffMaxLines``):
+#: a change to one very long line (minified code, a data file) would fill the answer.
+STALE_DIFF_MAX_CHARS = 16_000
+
+
+def short_diff(ctx: ToolContext, diff: str) -> bool:
+    """Whether a stale diff is short enough to be put into the refusal."""
+    return (
+        0 < len(diff) <= STALE_DIFF_MAX_CHARS
+        and diff.count("\n") <= ctx.settings.stale_diff_max_lines
+    )
+
+
 def refuse_if_stale(
     ctx: ToolContext, session: Session, rec: FileRecord, snap: Snapshot, tool: str
 ) -> None:
@@ -97,8 +110,7 @@ def refuse_if_stale(
     diff = ""
     if seen is not None:
         diff = whole_diff(seen, snap.view, name=snap.path)
-    n_lines = diff.count("\n")
-    if diff and n_lines <= ctx.settings.stale_diff_max_lines:
+    if short_diff(ctx, diff):
         shown = rec.shown
         if rec.full_view:
             shown = full_range(snap)
