@@ -408,6 +408,15 @@ def test_restart_while_the_client_starts_ends_running(scenario: dict[str, Any]) 
     assert s["read"]["ok"] is True, s["read"]
 
 
+def test_changed_setting_reaches_the_running_server(scenario: dict[str, Any]) -> None:
+    s = _step(scenario, "settingsChange")
+    assert s["before"]["ok"] is True and s["before"]["num_lines"] == 5, s["before"]
+    assert s["after"]["ok"] is True, s["after"]
+    # steadyhand.defaultReadLines = 2, sent through workspace/didChangeConfiguration.
+    assert s["after"]["num_lines"] == 2, s["after"]
+    assert s["restored"]["num_lines"] == 5, s["restored"]
+
+
 def test_status_counts_agent_edits(scenario: dict[str, Any]) -> None:
     status = _step(scenario, "final")["status"]
     assert status["editCount"] >= 4, status
@@ -421,6 +430,13 @@ def test_crashed_server_is_restarted(scenario: dict[str, Any]) -> None:
     assert s["restartsAfter"] == s["restartsBefore"] + 1, s
     assert s["state"] == "running"
     assert s["read"]["ok"] is True, s["read"]
+
+
+def test_command_called_while_the_server_restarts_waits_for_it(scenario: dict[str, Any]) -> None:
+    s = _step(scenario, "crashRestart")
+    assert s["noticed"], f"the extension did not notice the killed server: {s}"
+    assert s["stateAtCall"] == "starting", s
+    assert s["readDuringRestart"].get("ok") is True, s["readDuringRestart"]
 
 
 def test_unusable_python_gives_one_notification_with_setting_button(
@@ -437,4 +453,9 @@ def test_unusable_python_gives_one_notification_with_setting_button(
     assert s["readWhileFailed"]["error"] == "server_not_running", s["readWhileFailed"]
     assert "Restart Server" in s["readWhileFailed"]["message"], s["readWhileFailed"]
     assert s["readMs"] < 5000, "a call to a server that failed must fail at once"
+    # The VS Code command as well: a result, not "command not found".
+    command = s["commandWhileFailed"]
+    assert command.get("error") == "server_not_running", command
+    assert "Restart Server" in command["message"], command
+    assert s["commandMs"] < 5000, "a command call to a server that failed must fail at once"
     assert s["runningAgain"], "the server did not come back after the setting was fixed"

@@ -3,7 +3,7 @@ import { ActivityLog, ActivityTreeProvider } from './activity';
 import type { CommandResult, ServerStatus, SteadyhandApi } from './api';
 import { registerTools, ToolRunner } from './lmTools';
 import { ServerManager } from './server';
-import { COMMANDS } from './tools';
+import { COMMANDS, commandArguments, SERVER_COMMANDS } from './tools';
 
 let manager: ServerManager | undefined;
 
@@ -26,6 +26,32 @@ function statusText(s: ServerStatus): { text: string; tooltip: string; backgroun
     default:
       return { text: '$(circle-slash) Steadyhand', tooltip: 'Steadyhand server stopped.' };
   }
+}
+
+/**
+ * Registers the server's commands as VS Code commands for the extension's whole life: the known
+ * ones at once, any others a server advertises when it starts. Each call runs through the manager,
+ * which waits for a starting or restarting server and answers `server_not_running` otherwise.
+ */
+function registerServerCommands(context: vscode.ExtensionContext, server: ServerManager): void {
+  const registered = new Set<string>();
+  const register = (command: string): void => {
+    if (registered.has(command)) {
+      return;
+    }
+    registered.add(command);
+    context.subscriptions.push(
+      vscode.commands.registerCommand(command, (...args: unknown[]) => server.execute(command, commandArguments(args))),
+    );
+  };
+  SERVER_COMMANDS.forEach(register);
+  context.subscriptions.push(
+    server.onDidChangeStatus((s) => {
+      for (const command of s.commands) {
+        register(command);
+      }
+    }),
+  );
 }
 
 export function activate(context: vscode.ExtensionContext): SteadyhandApi {
@@ -69,6 +95,7 @@ export function activate(context: vscode.ExtensionContext): SteadyhandApi {
     }),
     ...registerTools(runner, output),
   );
+  registerServerCommands(context, server);
 
   void server.start();
 

@@ -19,6 +19,7 @@ import {
   RevealOutputChannelOn,
   State,
   TransportKind,
+  type DynamicFeature,
   type ErrorHandler,
   type LanguageClientOptions,
   type ServerOptions,
@@ -102,6 +103,19 @@ async function withTimeout<T>(p: Thenable<T>, ms: number): Promise<T | undefined
 class SteadyhandLanguageClient extends LanguageClient {
   override error(message: string, data?: unknown, _showNotification?: boolean | 'force'): void {
     super.error(message, data, false);
+  }
+
+  /**
+   * The client's own command feature registers the server's commands while a server runs and
+   * drops them whenever it stops (a crash, a restart, a server that cannot start): a call then
+   * fails with "command not found". The extension registers them for its whole life instead
+   * (see registerServerCommands in extension.ts), so this feature is left out.
+   */
+  override registerFeature(feature: StaticFeature | DynamicFeature<unknown>): void {
+    if ('registrationType' in feature && feature.registrationType.method === ExecuteCommandRequest.method) {
+      return;
+    }
+    super.registerFeature(feature);
   }
 }
 
@@ -450,14 +464,6 @@ export class ServerManager implements vscode.Disposable {
         },
       },
       middleware: {
-        executeCommand: async (command, args, next) => {
-          const result: unknown = await next(command, args);
-          const params = (args[0] ?? {}) as Record<string, unknown>;
-          if (isCommandResult(result)) {
-            this.observe(command, params, result);
-          }
-          return result;
-        },
         workspace: {
           handleApplyEdit: async (params, next) => {
             // The client passes no token here; its own handler ignores it.
@@ -546,7 +552,18 @@ export class ServerManager implements vscode.Disposable {
   }
 
   /** Runs a server command with one parameter object; refusals and failures come back as results. */
-  async request(command: string, params: Record<string, unknown>, token?: vscode.CancellationToken): Promise<CommandResult> {
+  request(command: string, params: Record<string, unknown>, token?: vscode.CancellationToken): Promise<CommandResult> {
+    return this.execute(command, [params], token);
+  }
+
+  /**
+   * Runs a server command with the arguments of a VS Code command call (the server takes one
+   * parameter object). Waits for a server that is starting or restarting; answers
+   * `server_not_running` when there is none.
+   */
+  async execute(command: string, args: unknown[], token?: vscode.CancellationToken): Promise<CommandResult> {
+    const first: unknown = args[0];
+    const params = typeof first === 'object' && first !== null && !Array.isArray(first) ? (first as Record<string, unknown>) : {};
     if (this.state !== 'running') {
       if (this.state === 'stopped' && !this.lifecycle.busy) {
         return notRunningResult();
@@ -563,7 +580,7 @@ export class ServerManager implements vscode.Disposable {
     }
     let result: CommandResult;
     try {
-      const raw: unknown = await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [params] }, token);
+      const raw: unknown = await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }, token);
       result = isCommandResult(raw) ? raw : { ok: false, error: 'server_error', message: `Unexpected result from the server: ${JSON.stringify(raw)}` };
     } catch (err) {
       result = requestErrorResult(err);

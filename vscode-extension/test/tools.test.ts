@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { SERVER_SETTINGS } from '../src/settings';
-import { COMMANDS, schemaShape, toolForCommand, toolInputToCommand, TOOL_NAMES, TOOLS } from '../src/tools';
+import { COMMANDS, commandArguments, schemaShape, SERVER_COMMANDS, toolForCommand, toolInputToCommand, TOOL_NAMES, TOOLS } from '../src/tools';
 
 // Compiled tests live in out-test/test/; package.json is two levels up.
 const pkgPath = [path.join(__dirname, '..', '..', 'package.json'), path.join(__dirname, '..', 'package.json')].find((p) => fs.existsSync(p));
@@ -17,7 +17,8 @@ const pkg = JSON.parse(fs.readFileSync(pkgPath ?? 'package.json', 'utf8')) as {
       inputSchema: { type: string; properties: Record<string, { type: string }>; required: string[] };
     }>;
     configuration: { properties: Record<string, { type: string; default: unknown; enum?: string[]; items?: { type: string }; scope?: string }> };
-    commands: Array<{ command: string }>;
+    commands: Array<{ command: string; title: string; category?: string }>;
+    menus: { commandPalette: Array<{ command: string; when?: string }> };
   };
 };
 
@@ -168,11 +169,49 @@ describe('package.json ↔ tool specs', () => {
       }
     }
   });
-  it('never contributes a command id the server registers', () => {
-    for (const c of pkg.contributes.commands) {
-      assert.ok(!Object.values(COMMANDS).includes(c.command as never), c.command);
+  it('contributes the extension\'s own commands under steadyhand.client.*', () => {
+    for (const c of pkg.contributes.commands.filter((c) => !SERVER_COMMANDS.includes(c.command))) {
       assert.match(c.command, /^steadyhand\.client\./);
     }
+  });
+  it('contributes every server command, hidden from the Command Palette', () => {
+    // Contributed commands exist (and activate the extension) before the server runs, so a call
+    // while it starts, restarts or cannot run gets a result instead of "command not found".
+    const contributed = pkg.contributes.commands.map((c) => c.command);
+    for (const command of SERVER_COMMANDS) {
+      assert.ok(contributed.includes(command), `${command} not contributed`);
+      const hidden = pkg.contributes.menus.commandPalette.find((m) => m.command === command);
+      assert.equal(hidden?.when, 'false', `${command} shows in the Command Palette (it takes an object argument)`);
+    }
+    for (const command of Object.values(COMMANDS)) {
+      assert.ok(SERVER_COMMANDS.includes(command), command);
+    }
+  });
+});
+
+describe('server commands', () => {
+  it('lists every command the server advertises', () => {
+    // The server's list, when this checkout has the server next to the extension.
+    const source = [
+      path.join(__dirname, '..', '..', '..', 'server', 'steadyhand', 'protocol', 'commands.py'),
+      path.join(__dirname, '..', '..', 'server', 'steadyhand', 'protocol', 'commands.py'),
+    ].find((p) => fs.existsSync(p));
+    if (!source) {
+      return;
+    }
+    const text = fs.readFileSync(source, 'utf8');
+    const names = new Map([...text.matchAll(/^([A-Z_]+): Final = "(steadyhand\.[\w.]+)"$/gm)].map((m) => [m[1], m[2]]));
+    const all = /ALL_COMMANDS[^=]*=\s*\(([^)]*)\)/.exec(text)?.[1] ?? '';
+    const advertised = [...all.matchAll(/[A-Z_]+/g)].map((m) => names.get(m[0]));
+    assert.ok(advertised.length > 0);
+    assert.deepEqual([...SERVER_COMMANDS].sort(), [...advertised].sort());
+  });
+  it('passes a call\'s arguments through, without trailing undefined ones', () => {
+    assert.deepEqual(commandArguments([]), []);
+    assert.deepEqual(commandArguments([{ file_path: '/a' }]), [{ file_path: '/a' }]);
+    assert.deepEqual(commandArguments([{ file_path: '/a' }, undefined]), [{ file_path: '/a' }]);
+    assert.deepEqual(commandArguments([undefined]), []);
+    assert.deepEqual(commandArguments([{ a: 1 }, { b: 2 }]), [{ a: 1 }, { b: 2 }]);
   });
 });
 
@@ -208,6 +247,38 @@ describe('package.json ↔ server settings', () => {
     };
     for (const [name, scope] of Object.entries(expected)) {
       assert.equal(props[name]?.scope, scope, name);
+    }
+  });
+  it('covers every setting the server has, with its defaults', () => {
+    // The server's Settings class, when this checkout has the server next to the extension.
+    const source = [
+      path.join(__dirname, '..', '..', '..', 'server', 'steadyhand', 'config.py'),
+      path.join(__dirname, '..', '..', 'server', 'steadyhand', 'config.py'),
+    ].find((p) => fs.existsSync(p));
+    if (!source) {
+      return;
+    }
+    const text = fs.readFileSync(source, 'utf8');
+    const body = /^class Settings:\n((?:(?:    .*)?\n)*)/m.exec(text)?.[1] ?? '';
+    const fields = [...body.matchAll(/^    ([a-z_]+): [^=\n]+= (.+)$/gm)].map((m) => ({
+      name: (m[1] ?? '').replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()),
+      raw: (m[2] ?? '').trim(),
+    }));
+    assert.ok(fields.length > 0, 'no fields found in the server settings');
+    assert.deepEqual(fields.map((f) => f.name).sort(), SERVER_SETTINGS.map((s) => s.name).sort());
+    for (const f of fields) {
+      const spec = SERVER_SETTINGS.find((s) => s.name === f.name);
+      let value: unknown;
+      if (/^[\d_]+(?: \* [\d_]+)*$/.test(f.raw)) {
+        value = f.raw.split(' * ').reduce((n, part) => n * Number(part.replace(/_/g, '')), 1);
+      } else if (f.raw === 'True' || f.raw === 'False') {
+        value = f.raw === 'True';
+      } else if (/^"[^"]*"$/.test(f.raw)) {
+        value = f.raw.slice(1, -1);
+      } else {
+        continue; // tuples and named constants: compared by the package.json test above
+      }
+      assert.deepEqual(spec?.default, value, f.name);
     }
   });
   it('declares no other top-level server settings', () => {

@@ -28,6 +28,15 @@ function textOf(result) {
 
 const disk = (p) => (fs.existsSync(p) ? fs.readFileSync(p, 'utf8') : null);
 
+// A VS Code command call, with a thrown error (say "command not found") recorded as a value.
+async function tryCommand(command, ...args) {
+  try {
+    return await vscode.commands.executeCommand(command, ...args);
+  } catch (err) {
+    return { threw: String(err) };
+  }
+}
+
 async function activate(context) {
   if (!OUT) return;
   const result = { started: new Date().toISOString(), steps: {}, errors: [], log: [] };
@@ -259,12 +268,20 @@ async function activate(context) {
     const before = serverPids();
     const restartsBefore = api.status().crashRestarts;
     for (const pid of before) process.kill(Number(pid), 'SIGKILL');
+    // Called once the extension has seen the crash, while the server comes back: the command
+    // waits for it.
+    const noticed = await waitFor(() => api.status().state !== 'running', 10000, 5);
+    const stateAtCall = api.status().state;
+    const readDuringRestart = noticed ? await tryCommand('steadyhand.read', { file_path: P('hello.txt') }) : null;
     const restarted = await waitFor(() => {
       const now = serverPids();
       return now.length > 0 && now.every((p) => !before.includes(p)) && api.status().state === 'running' && now;
     }, 30000, 200);
     const read = await vscode.commands.executeCommand('steadyhand.read', { file_path: P('hello.txt') });
-    return { killed: before, restarted: restarted || null, restartsBefore, restartsAfter: api.status().crashRestarts, state: api.status().state, read };
+    return {
+      killed: before, restarted: restarted || null, restartsBefore, restartsAfter: api.status().crashRestarts, state: api.status().state, read,
+      noticed: !!noticed, stateAtCall, readDuringRestart,
+    };
   });
 
   // 10. Restart asked for twice, the second time while the first restart's client is starting:
@@ -297,10 +314,33 @@ async function activate(context) {
     const t0 = Date.now();
     const read = await api.read({ file_path: P('hello.txt') });
     const readMs = Date.now() - t0;
+    const t1 = Date.now();
+    const commandWhileFailed = await tryCommand('steadyhand.read', { file_path: P('hello.txt') });
+    const commandMs = Date.now() - t1;
     await cfg.update('server.python', good, vscode.ConfigurationTarget.Global);
     const back = await waitFor(() => api.status().state === 'running', 60000, 200);
     await vscode.commands.executeCommand('notifications.clearAll').then(undefined, () => undefined);
-    return { failed: failed || api.status(), toasts, readWhileFailed: read, readMs, runningAgain: !!back };
+    return { failed: failed || api.status(), toasts, readWhileFailed: read, readMs, commandWhileFailed, commandMs, runningAgain: !!back };
+  });
+
+  // 12. A setting changed while the server runs reaches it (workspace/didChangeConfiguration).
+  await step('settingsChange', async () => {
+    const cfg = vscode.workspace.getConfiguration('steadyhand');
+    // Each read is of a file never read before, so none is answered with "file_unchanged".
+    const probe = (name) => {
+      const p = P('settings', `${name}.txt`);
+      fs.mkdirSync(path.dirname(p), { recursive: true });
+      fs.writeFileSync(p, 'one\ntwo\nthree\nfour\nfive\n');
+      return vscode.commands.executeCommand('steadyhand.read', { file_path: p });
+    };
+    const before = await probe('before');
+    await cfg.update('defaultReadLines', 2, vscode.ConfigurationTarget.Global);
+    await sleep(1000);
+    const after = await probe('after');
+    await cfg.update('defaultReadLines', undefined, vscode.ConfigurationTarget.Global);
+    await sleep(1000);
+    const restored = await probe('restored');
+    return { before, after, restored };
   });
 
   await step('final', async () => ({ status: api.status() }));
