@@ -26,12 +26,22 @@ from tests.torture import crash_child
 from tests.torture.harness import EDIT, READ, WRITE, Server, record, size
 
 MODE = 0o640
+#: A user's files beside the target, with names like the temp files': never removed.
+LOOKALIKES = {
+    "target.txt.steadyhand-999999-0123abcd.tmp": b"no leading dot\n",
+    ".target.txt.steadyhand-999999-0123abcd.tmp.bak": b"a backup\n",
+    ".target.txt.swp": b"an editor's swap file\n",
+    "notes.txt": b"notes\n",
+}
 
 
 def _setup(root: Path, kind: str) -> tuple[Path, Path, Path]:
-    """A workspace with ``data/target.txt`` (mode 0640) reached through ``link.txt``."""
+    """A workspace with ``data/target.txt`` (mode 0640) reached through ``link.txt``,
+    beside a user's files whose names look like temp files."""
     ws = root / "ws"
     (ws / "data").mkdir(parents=True)
+    for name, data in LOOKALIKES.items():
+        (ws / "data" / name).write_bytes(data)
     target = ws / "data" / "target.txt"
     target.write_text(crash_child.content(kind, 0))
     target.chmod(MODE)
@@ -42,6 +52,11 @@ def _setup(root: Path, kind: str) -> tuple[Path, Path, Path]:
 
 def _temps(folder: Path) -> list[str]:
     return [p.name for p in folder.iterdir() if TEMP_PATTERN.match(p.name)]
+
+
+def _check_lookalikes(folder: Path) -> None:
+    for name, data in LOOKALIKES.items():
+        assert (folder / name).read_bytes() == data, name
 
 
 def _check_intact(target: Path, link: Path) -> None:
@@ -62,7 +77,8 @@ async def test_fork_writer_killed_at_random_points(tmp_path: Path) -> None:
     state = tmp_path / "state"
     env = dict(os.environ, STEADYHAND_STATE_DIR=str(state))
     figures = {"trials": 0, "old": 0, "new": 0, "mid_write_kills": 0, "temps_cleaned": 0}
-    for kind, share in (("small", 0.7), ("big", 0.3)):
+    big_trials = trials * 3 // 10  # the 2 MB file; the rest on the 2 KB one
+    for kind, count in (("small", trials - big_trials), ("big", big_trials)):
         ws, target, link = _setup(tmp_path / kind, kind)
         zygote = subprocess.Popen(
             [sys.executable, crash_child.__file__, str(ws)],
@@ -79,7 +95,7 @@ async def test_fork_writer_killed_at_random_points(tmp_path: Path) -> None:
         spans: list[float] = []
         lead = 0.0  # a writer's start-up (fork, first read) before its first version
         try:
-            for n in range(int(trials * share)):
+            for n in range(count):
                 span = max(spans[-20:], default=0.002 if kind == "small" else 0.05)
                 delay = lead + rng.uniform(0, 2.5 * span) if n else 0.25
                 spec = {"target": str(link), "kind": kind, "delay": delay, "start": version}
@@ -111,12 +127,16 @@ async def test_fork_writer_killed_at_random_points(tmp_path: Path) -> None:
         server = await Server.start(ws, state_dir=state)
         try:
             assert _temps(target.parent) == []
-            assert sorted(p.name for p in target.parent.iterdir()) == ["target.txt"]
+            assert sorted(p.name for p in target.parent.iterdir()) == sorted(
+                ["target.txt", *LOOKALIKES]
+            )
+            _check_lookalikes(target.parent)
             r = await server.call(READ, file_path="link.txt", limit=3)
             assert r["ok"], r
         finally:
             await server.stop()
     record("crash (forked writer)", **figures)
+    assert figures["trials"] == trials
     assert figures["mid_write_kills"] > 0  # the kills did land inside writes
 
 
@@ -174,6 +194,8 @@ async def test_server_killed_mid_write(tmp_path: Path) -> None:
         version = got
     server = await Server.start(ws, state_dir=state, options=opts)
     assert _temps(target.parent) == []
+    assert sorted(p.name for p in target.parent.iterdir()) == sorted(["target.txt", *LOOKALIKES])
+    _check_lookalikes(target.parent)
     await server.stop()
     record("crash (real server)", **figures)
 

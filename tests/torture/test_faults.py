@@ -48,7 +48,7 @@ async def _expect_io_error(server: Server, ws: Path, op: str, n: int) -> dict[st
     return r
 
 
-@pytest.mark.parametrize("call", [*FATAL, "mkdir"])
+@pytest.mark.parametrize("call", [*FATAL, "open_dir", "mkdir"])
 async def test_fault_at_each_call(call: str, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()

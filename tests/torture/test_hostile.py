@@ -139,8 +139,9 @@ command = st.one_of(st.sampled_from(sorted(ALL_COMMANDS)), hostile_text)
 
 
 @st.composite
-def messages(draw: st.DrawFn) -> tuple[list[int | str | None], bytes]:
-    """(the ids an answer may carry, the body) for one hostile message."""
+def messages(draw: st.DrawFn) -> tuple[list[int | str | None], bytes, bool]:
+    """(the ids an answer may carry, the body, whether it is malformed) for one hostile
+    message. Only a known command may succeed; everything else must get an error."""
     key = draw(st.one_of(st.integers(min_value=1000, max_value=2**31), st.text(min_size=1)))
     kind = draw(
         st.sampled_from(["command", "params shape", "bad id", "garbage", "utf8", "deep", "cut"])
@@ -148,23 +149,24 @@ def messages(draw: st.DrawFn) -> tuple[list[int | str | None], bytes]:
     if kind == "command":
         params = {"command": draw(command), "arguments": draw(arguments)}
         msg = {"jsonrpc": "2.0", "id": key, "method": "workspace/executeCommand", "params": params}
-        return [key], json.dumps(msg).encode()
+        return [key], json.dumps(msg).encode(), params["command"] not in ALL_COMMANDS
     if kind == "params shape":
         method = draw(st.sampled_from(["workspace/executeCommand", "textDocument/hover", "x"]))
         msg = {"jsonrpc": draw(st.sampled_from(["2.0", "1.0", 2])), "id": key, "method": method}
         msg["params"] = draw(json_value)
-        return [key], json.dumps(msg).encode()
+        return [key], json.dumps(msg).encode(), True
     if kind == "bad id":
         bad = draw(st.one_of(st.floats(allow_nan=False), st.lists(st.integers()), st.booleans()))
         msg = {"jsonrpc": "2.0", "id": bad, "method": "workspace/executeCommand", "params": {}}
-        return [None], json.dumps(msg).encode()
+        return [None], json.dumps(msg).encode(), True
     if kind == "garbage":
         junk = draw(st.binary(min_size=1, max_size=200))
-        return [None], b"\x01" + junk  # never valid JSON
+        return [None], b"\x01" + junk, True  # never valid JSON
     if kind == "utf8":
         bad = draw(st.sampled_from([b"\xff", b"\xc3\x28", b"\xed\xa0\x80", b"\xf8\x88\x80\x80"]))
         # (an encoded surrogate is accepted by Python's JSON reader: then id 1 answers)
-        return [None, 1], b'{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":"' + bad + b'"}}'
+        body = b'{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":"' + bad + b'"}}'
+        return [None, 1], body, True
     if kind == "deep":
         depth = draw(st.sampled_from([50, 900, 5000, 200_000]))
         inner = b"[" * depth + b"]" * depth
@@ -172,10 +174,10 @@ def messages(draw: st.DrawFn) -> tuple[list[int | str | None], bytes]:
             b'{"jsonrpc":"2.0","id":%d,"method":"workspace/executeCommand",'
             b'"params":{"command":"steadyhand.read","arguments":[%s]}}'
         ) % (key if isinstance(key, int) else 7, inner)
-        return [key if isinstance(key, int) else 7, None], body
+        return [key if isinstance(key, int) else 7, None], body, True
     body = json.dumps({"jsonrpc": "2.0", "id": key, "method": "initialize"}).encode()
     cut = draw(st.integers(min_value=1, max_value=len(body) - 1))
-    return [None], body[:cut]
+    return [None], body[:cut], True
 
 
 @settings(
@@ -185,9 +187,13 @@ def messages(draw: st.DrawFn) -> tuple[list[int | str | None], bytes]:
     derandomize=True,
 )
 @given(msg=messages())
-def test_fuzzed_messages_are_all_answered(fuzzed: Fuzzed, msg: tuple[Any, bytes]) -> None:
-    keys, body = msg
+def test_fuzzed_messages_are_all_answered(fuzzed: Fuzzed, msg: tuple[Any, bytes, bool]) -> None:
+    keys, body, malformed = msg
     resp = _exchange(fuzzed, keys, body)
+    if malformed:  # an error: a JSON-RPC one, or a refusal result object
+        result = resp.get("result")
+        refused = isinstance(result, dict) and result.get("ok") is False
+        assert "error" in resp or refused, (body[:300], resp)
     if resp.get("id") is None:
         assert resp["error"]["code"] in (-32700, -32600), resp
     else:

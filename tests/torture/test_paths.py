@@ -253,3 +253,95 @@ async def test_folder_flipping_during_reads(tmp_path: Path) -> None:
 @pytest.mark.skipif(os.geteuid() != 0, reason="checks /proc and /dev as root")
 def test_corpus_is_meaningful() -> None:
     assert Path("/dev/zero").exists() and Path("/proc/self/environ").exists()
+
+
+@pytest.mark.parametrize("step", ["open", "rename"])
+async def test_file_swapped_for_symlink_between_check_and_write(step: str, tmp_path: Path) -> None:
+    """The server pauses inside a write, after the path was checked: at the temp file's
+    open (before its bytes are written) or at the rename that puts them in place (after
+    the file's content was checked). Meanwhile the file is swapped for a symbolic link
+    to a file outside. The write must be refused and nothing outside read or written."""
+    ws, out = tmp_path / "ws", tmp_path / "out"
+    ws.mkdir()
+    out.mkdir()
+    canary = Canary(out / "canary.txt")
+    (ws / "f.txt").write_text("inside f\n")
+    (ws / "g.txt").write_text("inside g\n")
+    ops: list[tuple[str, str, dict[str, Any]]] = [
+        ("f.txt", EDIT, {"old_string": "inside", "new_string": "pwned"}),
+        ("g.txt", WRITE, {"content": "pwned\n"}),
+        ("new.txt", WRITE, {"content": "pwned\n"}),  # a creation
+    ]
+    spec = ",".join(f"{step}:pause0.6:1" for _ in ops)  # one pause in each write
+    server = await Server.start(ws, state_dir=tmp_path / "state", env={"STEADYHAND_FAULTS": spec})
+    try:
+        for name, tool, params in ops:
+            if (ws / name).exists():
+                assert (await server.call(READ, file_path=name))["ok"]
+            pending = asyncio.ensure_future(server.call(tool, file_path=name, **params))
+            await asyncio.sleep(0.3)
+            assert not pending.done(), await pending
+            if (ws / name).exists():
+                (ws / name).rename(ws / f"{name}.moved")
+            (ws / name).symlink_to(canary.path)
+            r = await pending
+            assert r["ok"] is False and r["error"] == "stale", (step, name, r)
+            assert (ws / name).is_symlink() and os.readlink(ws / name) == str(canary.path)
+            if (ws / f"{name}.moved").exists():
+                assert (ws / f"{name}.moved").read_text() == f"inside {name[0]}\n"
+        listing = sorted(p.name for p in ws.iterdir())
+        assert listing == ["f.txt", "f.txt.moved", "g.txt", "g.txt.moved", "new.txt"], listing
+    finally:
+        await server.stop()
+    assert sorted(p.name for p in out.iterdir()) == ["canary.txt"]
+    assert canary.untouched(), "the canary outside the workspace was read"
+    canary.check()
+    record("path attacks", cases=len(ops), wrong_codes=0, outside_touched=0, kind="TOCTOU file")
+
+
+@pytest.mark.skipif(not hasattr(os, "setxattr"), reason="extended attributes are Linux-only")
+async def test_folder_swapped_after_it_was_opened(tmp_path: Path) -> None:
+    """The server pauses inside a write after it opened the file's folder (at the temp
+    file's open); the folder is then swapped for a link to the outside, where a file of
+    the same name has extended attributes of its own. The write goes on in the folder it
+    opened, and takes nothing from the outside: not its bytes, not its attributes."""
+    ws, out = tmp_path / "ws", tmp_path / "out"
+    ws.mkdir()
+    out.mkdir()
+    sub = ws / "sub"
+    sub.mkdir()
+    inside = sub / "f.txt"
+    inside.write_text("inside\n")
+    outside = out / "f.txt"
+    outside.write_bytes(CANARY)
+    try:
+        os.setxattr(inside, "user.origin", b"inside")
+        os.setxattr(outside, "user.origin", b"outside")
+        os.setxattr(outside, "user.secret", b"outside only")
+    except OSError as exc:
+        pytest.skip(f"no user extended attributes here: {exc}")
+    canary = Canary(out / "canary.txt")
+    spec = "open:pause0.6:1"  # the temp file's open: the folder is open by then
+    server = await Server.start(ws, state_dir=tmp_path / "state", env={"STEADYHAND_FAULTS": spec})
+    try:
+        assert (await server.call(READ, file_path="sub/f.txt"))["ok"]
+        pending = asyncio.ensure_future(
+            server.call(EDIT, file_path="sub/f.txt", old_string="inside", new_string="edited")
+        )
+        await asyncio.sleep(0.3)
+        assert not pending.done(), await pending
+        sub.rename(ws / "sub.moved")
+        sub.symlink_to(out)
+        r = await pending
+    finally:
+        await server.stop()
+    moved = ws / "sub.moved" / "f.txt"
+    assert r["ok"] or r["error"] in ("stale", "invalid_path"), r
+    assert moved.read_text() == ("edited\n" if r["ok"] else "inside\n"), r
+    assert sorted(os.listxattr(moved)) == ["user.origin"]
+    assert os.getxattr(moved, "user.origin") == b"inside"
+    assert outside.read_bytes() == CANARY
+    assert sorted(p.name for p in out.iterdir()) == ["canary.txt", "f.txt"]
+    assert canary.untouched()
+    canary.check()
+    record("path attacks", cases=1, wrong_codes=0, outside_touched=0, kind="folder swap, xattrs")

@@ -316,7 +316,7 @@ def _write_in(
         )
         ours = True
         # what the file will be: a rename changes neither its size nor its time
-        written = _fill(fd, data, sys, mode, fsync, existing, path)
+        written = _fill(fd, data, sys, mode, fsync, existing, (dfd, name))
         fd_to_close, fd = fd, -1
         sys.close(fd_to_close)
         ours = False  # from here on _commit owns the temp name
@@ -348,11 +348,11 @@ def _fill(
     mode: int,
     fsync: bool,
     owner: os.stat_result | None,
-    old_path: str | None = None,
+    old: tuple[int, str] | None = None,
 ) -> os.stat_result:
     """Write all of ``data`` to the new file ``fd``, give it ``mode`` (and ``owner``'s
-    owner and group, where allowed) and the extended attributes of the file at
-    ``old_path`` it replaces, sync it if asked; its status."""
+    owner and group, where allowed) and the extended attributes of the file it replaces
+    (``old``: its folder's fd and its name), sync it if asked; its status."""
     view = memoryview(data)
     while view:
         n = sys.write(fd, view)
@@ -363,21 +363,26 @@ def _fill(
         with contextlib.suppress(OSError):
             sys.fchown(fd, owner.st_uid, owner.st_gid)
     sys.fchmod(fd, mode)
-    if old_path is not None:
-        _copy_xattrs(old_path, fd)
+    if old is not None:
+        _copy_xattrs(*old, fd)
     if fsync:
         sys.fsync(fd)
     return os.fstat(fd)
 
 
-def _copy_xattrs(src: str, fd: int) -> None:
-    """Give the new file ``fd`` the extended attributes of the file ``src`` it replaces:
-    user attributes, access control lists (``system.posix_acl_access``), and security
-    labels where allowed. Best effort, as for the owner: what the system refuses to set
-    (a label only a privileged process may give) is left out."""
+def _copy_xattrs(dfd: int, name: str, fd: int) -> None:
+    """Give the new file ``fd`` the extended attributes of the file ``name`` in the
+    folder ``dfd`` it replaces: user attributes, access control lists
+    (``system.posix_acl_access``), and security labels where allowed. Best effort, as for
+    the owner: what the system refuses to set (a label only a privileged process may
+    give) is left out.
+
+    The file is named through the folder already open (``/proc/self/fd``), never by its
+    path: a folder on the path swapped for a symbolic link since would lead elsewhere."""
     listxattr = getattr(os, "listxattr", None)
     if listxattr is None:  # not Linux
         return
+    src = f"/proc/self/fd/{dfd}/{name}"
     try:
         names: list[str] = listxattr(src, follow_symlinks=False)
     except OSError:
