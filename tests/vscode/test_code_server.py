@@ -400,6 +400,29 @@ def test_notebook_tools_multi_edit_and_dry_run(scenario: dict[str, Any]) -> None
     assert s["notesDisk"] == "one\nbeta\nthree\n", s["notesDisk"]
 
 
+def test_notebook_with_unsaved_cells_is_never_written_behind_the_editor(
+    scenario: dict[str, Any],
+) -> None:
+    s = _step(scenario, "notebookEditor")
+    assert s["userEdit"] is True and s["dirty"] is True, s
+    assert s["read"]["ok"] is True, s
+    refused = s["refused"]
+    assert refused["ok"] is False and refused["error"] == "edit_rejected", refused
+    assert "unsaved changes" in refused["message"] and "save or revert" in refused["message"]
+    assert s["toolRefused"].startswith("Error (edit_rejected)"), s["toolRefused"]
+    # a dry run changes nothing, so it reaches the server (which sends edits of a notebook to
+    # the notebook tool)
+    assert s["dryRun"]["error"] == "wrong_tool", s["dryRun"]
+    # the file and the user's unsaved cell are as they were
+    assert s["unchanged"] is True and s["stillDirty"] is True, s
+    assert s["cellsWhileDirty"] == ["a = 1\n", "b = 2"], s["cellsWhileDirty"]
+    # once reverted, the change reaches the disk and the notebook editor shows it
+    assert s["clean"] is True, s
+    assert s["accepted"]["ok"] is True, s["accepted"]
+    assert '"a = 10\\n"' in s["diskAfter"], s["diskAfter"]
+    assert s["shown"] is True, s["cellsAfter"]
+
+
 def test_restart_while_the_client_starts_ends_running(scenario: dict[str, Any]) -> None:
     s = _step(scenario, "restartDuringStart")
     assert s["clientStarting"], f"the second restart did not come during a start: {s}"

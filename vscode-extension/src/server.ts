@@ -4,6 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import * as vscode from 'vscode';
@@ -30,6 +31,7 @@ import type { CommandEvent, FileChangedEvent, ServerState, ServerStatus } from '
 import { EditedVersions, editedUris } from './editVersions';
 import { isCommandResult, notRunningResult, requestErrorResult, type CommandResult } from './format';
 import { Lifecycle } from './lifecycle';
+import { changedNotebook, unsavedNotebookResult } from './notebooks';
 import {
   describeCandidate,
   formatVersion,
@@ -117,6 +119,13 @@ class SteadyhandLanguageClient extends LanguageClient {
     }
     super.registerFeature(feature);
   }
+}
+
+/** Whether the notebook at ``notebookPath`` is open in a notebook editor with unsaved changes. */
+function unsavedNotebook(notebookPath: string): boolean {
+  return vscode.workspace.notebookDocuments.some(
+    (nb) => nb.isDirty && nb.uri.scheme === 'file' && path.resolve(nb.uri.fsPath) === path.resolve(notebookPath),
+  );
 }
 
 export class ServerManager implements vscode.Disposable {
@@ -559,11 +568,18 @@ export class ServerManager implements vscode.Disposable {
   /**
    * Runs a server command with the arguments of a VS Code command call (the server takes one
    * parameter object). Waits for a server that is starting or restarting; answers
-   * `server_not_running` when there is none.
+   * `server_not_running` when there is none. A change to a notebook that has unsaved changes in
+   * the notebook editor is refused here (`edit_rejected`): the server cannot see that editor.
    */
   async execute(command: string, args: unknown[], token?: vscode.CancellationToken): Promise<CommandResult> {
     const first: unknown = args[0];
     const params = typeof first === 'object' && first !== null && !Array.isArray(first) ? (first as Record<string, unknown>) : {};
+    const notebook = changedNotebook(command, params, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, os.homedir());
+    if (notebook !== undefined && unsavedNotebook(notebook)) {
+      const refused = unsavedNotebookResult(notebook);
+      this.observe(command, params, refused);
+      return refused;
+    }
     if (this.state !== 'running') {
       if (this.state === 'stopped' && !this.lifecycle.busy) {
         return notRunningResult();

@@ -256,6 +256,45 @@ async function activate(context) {
     };
   });
 
+  // 8b. A notebook open in the notebook editor (which the server cannot see): with unsaved cells
+  // an agent's change to it is refused and the file and the editor stay as they are; once the
+  // user reverts, the change reaches the disk and the editor shows it.
+  await step('notebookEditor', async () => {
+    const nbPath = P('open.ipynb');
+    const notebook = {
+      cells: [{ cell_type: 'code', execution_count: null, id: 'c1', metadata: {}, outputs: [], source: ['a = 1\n'] }],
+      metadata: { language_info: { name: 'python' } },
+      nbformat: 4,
+      nbformat_minor: 5,
+    };
+    fs.writeFileSync(nbPath, JSON.stringify(notebook, null, 1) + '\n');
+    const nbDoc = await vscode.workspace.openNotebookDocument(vscode.Uri.file(nbPath));
+    await vscode.window.showNotebookDocument(nbDoc, { preview: false });
+    const typed = new vscode.WorkspaceEdit();
+    typed.set(nbDoc.uri, [vscode.NotebookEdit.insertCells(1, [new vscode.NotebookCellData(vscode.NotebookCellKind.Code, 'b = 2', 'python')])]);
+    const userEdit = await vscode.workspace.applyEdit(typed);
+    const dirty = nbDoc.isDirty;
+    const before = disk(nbPath);
+    const read = await vscode.commands.executeCommand('steadyhand.read', { file_path: nbPath });
+    const change = { file_path: nbPath, cell_id: 'c1', new_source: 'a = 10\n' };
+    const refused = await vscode.commands.executeCommand('steadyhand.notebookEdit', change);
+    const toolRefused = await invoke('steadyhand_edit_notebook', change);
+    const dryRun = await vscode.commands.executeCommand('steadyhand.edit', { file_path: nbPath, old_string: 'a = 1', new_string: 'a = 3', dry_run: true });
+    const unchanged = disk(nbPath) === before;
+    const cellsWhileDirty = nbDoc.getCells().map((c) => c.document.getText());
+    const stillDirty = nbDoc.isDirty;
+    await vscode.window.showNotebookDocument(nbDoc, { preview: false });
+    await vscode.commands.executeCommand('workbench.action.files.revert');
+    const clean = await waitFor(() => !nbDoc.isDirty, 5000);
+    const accepted = await vscode.commands.executeCommand('steadyhand.notebookEdit', change);
+    const shown = await waitFor(() => nbDoc.getCells().some((c) => c.document.getText().trimEnd() === 'a = 10'), 10000);
+    return {
+      userEdit, dirty, read: { ok: read.ok }, refused, toolRefused: toolRefused.text, dryRun: { ok: dryRun.ok, error: dryRun.error },
+      unchanged, cellsWhileDirty, stillDirty, clean: !!clean, accepted: { ok: accepted.ok, error: accepted.error, message: accepted.message },
+      shown: !!shown, cellsAfter: nbDoc.getCells().map((c) => c.document.getText()), diskAfter: disk(nbPath),
+    };
+  });
+
   // 9. A crashed server is restarted (and logged) and serves again.
   await step('crashRestart', async () => {
     const serverPids = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
