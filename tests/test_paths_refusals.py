@@ -1,4 +1,4 @@
-"""Audit fixes for paths and protocol messages: trailing slashes, lone surrogates,
+"""Paths and protocol messages: trailing slashes, lone surrogates,
 refusals that name a next step, unknown commands, and session.fork's checks."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Audit fixes for reading: ranged reads of large UTF-16 files (unit and end to end), and
+"""Reading: ranged reads of large UTF-16 files (unit and end to end), and
 the binary refusal that says what to do next."""
 
 from __future__ import annotations

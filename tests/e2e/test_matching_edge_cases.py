@@ -1,4 +1,4 @@
-"""The matching audit fixes end to end: the real server over stdio, edits on disk."""
+"""Edge cases of edit matching end to end: the real server over stdio, edits on disk."""
 
 from __future__ import annotations
 

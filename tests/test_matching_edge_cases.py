@@ -1,4 +1,4 @@
-"""Audit fixes in edit matching: indentation of a tab file whose first line the model
+"""Edge cases of edit matching: indentation of a tab file whose first line the model
 copied without indentation, blank lines left as they were, quote pairs on insertions,
 and line breaks of mixed-ending files the model did not change."""
 
