@@ -6,20 +6,23 @@ record compares with a buffer of the same disk bytes."""
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from steadyhand import server as server_mod
-from steadyhand.apply.editor import EditorWorld
+from steadyhand.apply.editor import EditorWorld, line_splices
 from steadyhand.documents.snapshot import from_text
 from steadyhand.state.file_state import FileRecord, SessionRegistry
 from steadyhand.state.hashing import content_hash, text_hash
 from steadyhand.state.staleness import is_stale
 from steadyhand.text.encoding import UTF8
-from steadyhand.text.matching import Splice
+from steadyhand.text.matching import Splice, apply_splices
 from steadyhand.tools.context import Change
 
 READ, EDIT = "steadyhand.read", "steadyhand.edit"
@@ -140,3 +143,28 @@ def test_disk_record_compares_with_a_buffer_of_the_same_disk_bytes() -> None:
     moved = from_text("/x", "a\r\nb\r\n", None, 1, False, disk_hash=content_hash(b"other"))
     assert is_stale(rec, moved)
     assert not is_stale(rec.replace(view_hash=text_hash("a\nb\n")), moved)
+
+
+_LINES = st.lists(
+    st.tuples(st.sampled_from(["a", "b", "c", "", "ab"]), st.sampled_from(["\n", "\r\n", "\r"])),
+    max_size=12,
+).map(lambda parts: "".join(t + e for t, e in parts))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LINES, _LINES, st.sampled_from(["", "tail"]))
+def test_line_splices_turn_old_into_new_in_order(old: str, new: str, tail: str) -> None:
+    old, new = old + tail, new + tail
+    splices = line_splices(old, new)
+    assert apply_splices(old, splices) == new
+    assert all(a.end <= b.start for a, b in itertools.pairwise(splices))
+    if old == new:
+        assert splices == []
+
+
+def test_line_splices_of_two_distant_changes_are_two_small_edits() -> None:
+    old = "".join(f"line {i}\n" for i in range(200))
+    new = old.replace("line 0\n", "LINE 0\n").replace("line 198\n", "line 198!\n")
+    splices = line_splices(old, new)
+    assert len(splices) == 2
+    assert all(len(sp.text) < 20 for sp in splices)

@@ -21,7 +21,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from steadyhand import __version__
-from steadyhand.apply.editor import DELETED, EditorWorld, disk_file
+from steadyhand.apply.editor import EditorWorld, disk_file
 from steadyhand.config import Settings, settings_from
 from steadyhand.dispatch import SteadyhandProtocol
 from steadyhand.documents.open_docs import OpenDocuments
@@ -189,8 +189,7 @@ class SteadyhandServer(LanguageServer):
         if all(rec.stale for rec in records):
             return  # reported already, and nothing to mark: no need to look at the file
         now, gone, big = _disk_now(real)
-        own = self.editor.own_writes.get(real)
-        if own is not None and (now == own or (gone and own == DELETED)):
+        if self.editor.written_by_us(real, now, gone):
             return  # Steadyhand's own write or deletion
         if self.ctx.sessions.mark_changed(real, now, disk_stat=big):
             self._notify_changed(real, kind, gone)
@@ -210,8 +209,7 @@ class SteadyhandServer(LanguageServer):
         data, disk_text, _ = disk_file(real)
         gone = data is None and not os.path.lexists(real)
         now = content_hash(data) if data is not None else None
-        own = self.editor.own_writes.get(real)
-        if own is not None and (now == own or (gone and own == DELETED)):
+        if self.editor.written_by_us(real, now, gone):
             return
         text: str = self.workspace.get_text_document(uri).source
         if self.editor.note_disk(real, text, data, disk_text):
@@ -406,8 +404,7 @@ def create_server() -> SteadyhandServer:
 
     @ls.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def on_close(ls: SteadyhandServer, params: types.DidCloseTextDocumentParams) -> None:
-        ls.docs.closed(params.text_document.uri)
-        path = doc_path(params.text_document.uri)
+        path = ls.docs.closed(params.text_document.uri)
         if path is not None and ls.docs.uri_for(path) is None:
             ls.editor.closed(path)
 

@@ -3,7 +3,9 @@ large file whole, a disk change behind a clean open buffer is reported and never
 over, a buffer is written in the file's own line endings, a large CRLF file read by range
 is not falsely stale once opened, a save answer that saved nothing is not reported as
 saved, an applyEdit error carries its reason, an atomic save by another program is a
-modification, and a client without applyEdit is never sent one."""
+modification, a client without applyEdit is never sent one, another program bringing
+back the text Steadyhand wrote is reported, a disk written or deleted while an edit is
+applied is kept, and the client's own file events are registered for and acted on."""
 
 from __future__ import annotations
 
@@ -400,3 +402,132 @@ async def test_no_apply_edit_unsaved_buffer_is_refused_with_what_to_do(
     assert "workspace.applyEdit" in r["message"]
     assert "save or close the file" in r["message"]
     assert f.read_text() == "one\n"
+
+
+# -- 8. another program bringing back the text Steadyhand wrote ----------------------
+
+
+async def test_text_brought_back_by_another_program_after_a_change_is_reported(
+    plain_editor: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "a.txt"
+    f.write_text("one\n")
+    await call(plain_editor, READ, file_path="a.txt")
+    r = await call(plain_editor, EDIT, file_path="a.txt", old_string="one", new_string="two")
+    assert r["ok"] and r["via"] == "disk", r
+    await _wait_watching(plain_editor)
+    state: EditorState = plain_editor.editor  # type: ignore[attr-defined]
+    f.write_text("three\n")
+    assert len(await _notices(state)) == 1
+    r = await call(plain_editor, READ, file_path="a.txt")
+    assert "three" in r["message"], r
+    f.write_text("two\n")  # another program's undo: the text the agent wrote, once more
+    notes = await _notices(state, 2)
+    assert [(os.path.basename(n.path), n.kind) for n in notes] == [
+        ("a.txt", "modified"),
+        ("a.txt", "modified"),
+    ]
+
+
+# -- 9. another program writing or deleting the file while an edit is applied ---------
+
+
+async def test_a_disk_written_during_the_edit_is_not_saved_over_by_the_editor(
+    editor: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "a.txt"
+    f.write_text("one\n")
+    state: EditorState = editor.editor  # type: ignore[attr-defined]
+    uri = open_doc(editor, state, f)
+    await settle()
+    await call(editor, READ, file_path="a.txt")
+    state.during_edit = lambda: f.write_text("one\nfrom git pull\n")
+    r = await call(editor, EDIT, file_path="a.txt", old_string="one", new_string="ONE")
+    assert r["ok"] and r["on_disk"] is False, r
+    assert "changed by someone else" in r["message"]
+    assert state.saves == []
+    assert f.read_text() == "one\nfrom git pull\n"
+    assert state.buffers[uri].text == "ONE\n"
+
+
+async def test_a_file_deleted_during_the_edit_is_not_written_back(
+    plain_editor: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "a.txt"
+    f.write_text("one\n")
+    state: EditorState = plain_editor.editor  # type: ignore[attr-defined]
+    uri = open_doc(plain_editor, state, f)
+    await settle()
+    await call(plain_editor, READ, file_path="a.txt")
+    state.during_edit = f.unlink
+    r = await call(plain_editor, EDIT, file_path="a.txt", old_string="one", new_string="ONE")
+    assert r["ok"] and r["on_disk"] is False, r
+    assert "deleted" in r["message"]
+    assert not f.exists()
+    assert state.buffers[uri].text == "ONE\n"
+
+
+# -- 10. the client's file events ------------------------------------------------------
+
+
+def _file_events_editor(options: dict[str, object] | None):  # type: ignore[no-untyped-def]
+    @pytest_lsp.fixture(config=server_config())
+    async def fixture(lsp_client: LanguageClient, workspace: Path):  # type: ignore[no-untyped-def]
+        state = EditorState()
+        install(lsp_client, state)
+        registrations: list[types.Registration] = []
+
+        @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def register(params: types.RegistrationParams) -> None:
+            registrations.extend(params.registrations)
+
+        lsp_client.editor = state  # type: ignore[attr-defined]
+        lsp_client.registrations = registrations  # type: ignore[attr-defined]
+        caps = editor_capabilities()
+        assert caps.workspace is not None
+        caps.workspace.did_change_watched_files = types.DidChangeWatchedFilesClientCapabilities(
+            dynamic_registration=True
+        )
+        await lsp_client.initialize_session(init_params(workspace, options, caps))
+        yield
+        await lsp_client.shutdown_session()
+
+    return fixture
+
+
+file_events_editor = _file_events_editor(None)
+file_events_only = _file_events_editor({"watch": False})
+
+
+async def test_file_events_are_registered_for_and_nothing_is_watched_before_a_read(
+    file_events_editor: LanguageClient,
+) -> None:
+    for _ in range(40):
+        if file_events_editor.registrations:  # type: ignore[attr-defined]
+            break
+        await asyncio.sleep(0.05)
+    regs: list[types.Registration] = file_events_editor.registrations  # type: ignore[attr-defined]
+    assert [r.method for r in regs] == [types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+    ping = await call(file_events_editor, "steadyhand.ping")
+    assert ping["watcher"]["state"] == "idle", ping
+
+
+async def test_a_client_file_event_marks_every_session_and_is_reported(
+    file_events_only: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "a.txt"
+    f.write_text("one\n")
+    for session in ("default", "other"):
+        await call(file_events_only, READ, file_path="a.txt", session=session)
+    f.write_text("two\n")
+    file_events_only.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=f.as_uri(), type=types.FileChangeType.Changed)]
+        )
+    )
+    notes = await _notices(file_events_only.editor)  # type: ignore[attr-defined]
+    assert [(os.path.basename(n.path), n.kind) for n in notes] == [("a.txt", "modified")]
+    f.write_text("one\n")  # back to what both sessions read: still no stub for either
+    for session in ("default", "other"):
+        r = await call(file_events_only, READ, file_path="a.txt", session=session)
+        assert r["type"] == "text" and "one" in r["message"], r

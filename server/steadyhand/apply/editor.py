@@ -21,7 +21,7 @@ from lsprotocol import types
 from steadyhand.apply.disk import delete_from_disk, write_to_disk
 from steadyhand.config import Settings
 from steadyhand.documents.open_docs import OpenDocuments
-from steadyhand.documents.positions import PositionIndex, encoding_name
+from steadyhand.documents.positions import PositionIndex, encoding_name, line_starts
 from steadyhand.documents.snapshot import Snapshot, from_text, mixed_view
 from steadyhand.fs.atomic import atomic_write
 from steadyhand.fs.reader import decode_or_refuse, read_all
@@ -29,7 +29,7 @@ from steadyhand.fs.syscalls import Syscalls
 from steadyhand.protocol.commands import SAVE_DOCUMENTS
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import content_hash, text_hash
-from steadyhand.text.diff import stat, whole_diff
+from steadyhand.text.diff import line_opcodes, stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
 from steadyhand.text.lines import NewlineMap, ending_stats, to_view, with_endings
 from steadyhand.text.matching import Splice, apply_splices, changed_core, raw_splices
@@ -66,6 +66,11 @@ class EditorServer(Protocol):
 _DISK_CHANGED = (
     "the file on disk was changed by someone else meanwhile, so the buffer was not "
     "written over it (read the file to see both)"
+)
+_DISK_DELETED = (
+    "the file was deleted from disk by someone else meanwhile, so the buffer was not "
+    "written back: your change is only in the buffer. Ask the user whether the file should "
+    "still exist: they can save the buffer, or close it"
 )
 _UNSAVED_TYPING = (
     "the buffer already had unsaved changes of the user's, which Steadyhand never saves "
@@ -119,6 +124,41 @@ def _answer_text(answer: Any) -> str:
     """The client's answer to a save request, shortly, for a message."""
     text = "null" if answer is None else repr(_plain(answer))
     return text if len(text) <= 200 else text[:200] + "..."
+
+
+#: Most lines on either side of a whole-text change that are aligned line by line to
+#: find the places it changes; a larger change is sent as one edit over what differs.
+ALIGN_MAX_LINES = 20_000
+
+
+def _lines(text: str) -> list[str]:
+    """``text`` cut after each LSP line break (LF, CRLF, CR), each line with its break."""
+    starts = line_starts(text)
+    ends = [*starts[1:], len(text)]
+    return [text[a:b] for a, b in zip(starts, ends, strict=True) if b > a]
+
+
+def line_splices(old: str, new: str) -> list[Splice]:
+    """Splices turning ``old`` into ``new``, one per run of changed lines (lines aligned
+    as a diff aligns them), so a whole-text change that touches a few places becomes a
+    few small edits, never one edit over everything between them."""
+    a, b = _lines(old), _lines(new)
+    lo = 0
+    while lo < len(a) and lo < len(b) and a[lo] == b[lo]:
+        lo += 1
+    ahi, bhi = len(a), len(b)
+    while ahi > lo and bhi > lo and a[ahi - 1] == b[bhi - 1]:
+        ahi, bhi = ahi - 1, bhi - 1
+    offsets = [0]
+    for line in a:
+        offsets.append(offsets[-1] + len(line))
+    if max(ahi, bhi) - lo > ALIGN_MAX_LINES:
+        return [Splice(offsets[lo], offsets[ahi], "".join(b[lo:bhi]))]
+    return [
+        Splice(offsets[lo + i1], offsets[lo + i2], "".join(b[lo + j1 : lo + j2]))
+        for tag, i1, i2, j1, j2 in line_opcodes(a[lo:ahi], b[lo:bhi])
+        if tag != "equal"
+    ]
 
 
 #: Largest file whose text is compared with a buffer the editor opens.
@@ -224,6 +264,22 @@ class EditorWorld:
         if base is None:
             return None
         return text_hash(before.view) != base[1]
+
+    def written_by_us(self, path: str, now: str | None, gone: bool) -> bool:
+        """Whether the disk holding ``now`` (a content hash; ``gone``: no file) is
+        Steadyhand's own last write or deletion of ``path``. Once the disk is seen
+        holding anything else, a write is forgotten: another program bringing the same
+        text back later is a change like any other. (A deletion is noted before the
+        editor carries it out, so the file seen meanwhile does not forget it.)"""
+        own = self.own_writes.get(path)
+        if own is None:
+            return False
+        if now == own or (gone and own == DELETED):
+            return True
+        if own != DELETED and (now is not None or gone):
+            del self.own_writes[path]
+            self.own_stats.pop(path, None)
+        return False
 
     # -- capabilities ----------------------------------------------------------------
 
@@ -459,7 +515,7 @@ class EditorWorld:
                 raw=before.raw,
             )
         else:
-            raw = [Splice(0, len(before.raw), change.new_raw)]
+            raw = line_splices(before.raw, change.new_raw)
         edits: list[types.TextEdit | types.AnnotatedTextEdit] = []
         for sp in (changed_core(before.raw, sp) for sp in raw):
             start, end = idx.position(sp.start), idx.position(sp.end)
@@ -576,6 +632,12 @@ class EditorWorld:
         moved = self.disk_moved(change.path, found) if had_unsaved else None
         if moved is not None:
             return self._not_saved(change.path, text, version, _BEHIND[moved])
+        # A clean buffer matched the disk when the change was checked: another program
+        # writing or deleting the file since keeps its version, however the save is done.
+        meanwhile = None if had_unsaved else self.disk_moved(change.path, found)
+        if meanwhile is not None:
+            why = _DISK_CHANGED if meanwhile == "changed" else _DISK_DELETED
+            return self._not_saved(change.path, text, version, why)
         if mode == "whenClean" and had_unsaved:
             typed = self.typed_since_match(change.path, before)
             why = _UNSAVED_UNKNOWN if typed is None else _UNSAVED_TYPING

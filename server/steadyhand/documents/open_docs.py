@@ -3,7 +3,9 @@
 pygls keeps each open document's text and version (full sync, so its own line splitting
 never applies a change to the wrong line). This index adds what Steadyhand needs on
 top: which real path an open URI names, and a way to wait until the editor reports a
-given text after an applied edit.
+given text after an applied edit. One file may be open under several URIs (through a
+symbolic link, say): it stays open until the last of them is closed, and the one opened
+last is the buffer that counts.
 """
 
 from __future__ import annotations
@@ -23,24 +25,38 @@ def uri_to_path(uri: str) -> str | None:
 
 class OpenDocuments:
     def __init__(self) -> None:
-        self._uri_by_path: dict[str, str] = {}
+        #: real path -> the URIs it is open under, the one opened last at the end
+        self._uris_by_path: dict[str, list[str]] = {}
+        #: URI -> the real path it named when it was opened
+        self._path_by_uri: dict[str, str] = {}
         self._waiters: dict[str, list[tuple[Callable[[str], bool], asyncio.Future[None]]]] = {}
 
     def opened(self, uri: str) -> None:
         path = uri_to_path(uri)
-        if path is not None:
-            self._uri_by_path[path] = uri
+        if path is None:
+            return
+        self.closed(uri)  # opened again: under the path it names now
+        self._path_by_uri[uri] = path
+        self._uris_by_path.setdefault(path, []).append(uri)
 
-    def closed(self, uri: str) -> None:
-        path = uri_to_path(uri)
-        if path is not None and self._uri_by_path.get(path) == uri:
-            del self._uri_by_path[path]
+    def closed(self, uri: str) -> str | None:
+        """Forget ``uri``; the real path it named when opened (None: it was not open)."""
+        path = self._path_by_uri.pop(uri, None)
+        if path is None:
+            return None
+        uris = self._uris_by_path.get(path, [])
+        if uri in uris:
+            uris.remove(uri)
+        if not uris:
+            self._uris_by_path.pop(path, None)
+        return path
 
     def uri_for(self, path: str) -> str | None:
-        return self._uri_by_path.get(path)
+        uris = self._uris_by_path.get(path)
+        return uris[-1] if uris else None
 
     def paths(self) -> list[str]:
-        return list(self._uri_by_path)
+        return list(self._uris_by_path)
 
     def changed(self, uri: str, text: str) -> None:
         """Called on every didChange/didOpen: wakes whoever waits for this text."""

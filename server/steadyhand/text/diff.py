@@ -311,6 +311,13 @@ def _one_replaced_at(a: list[str], b: list[str]) -> int | None:
     return k
 
 
+def line_opcodes(a: list[str], b: list[str]) -> list[Opcode]:
+    """difflib-style opcodes turning the lines ``a`` into ``b``, found as the diffs here
+    find them (unique lines as anchors first on long inputs, so never quadratic in the
+    whole length)."""
+    return _opcodes(a, b)
+
+
 def _opcodes(a: list[str], b: list[str]) -> list[Opcode]:
     if len(a) + len(b) < SMALL_DIFF:  # (one replaced line took _unified's shortcut)
         return list(difflib.SequenceMatcher(None, a, b).get_opcodes())
