@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ import pytest_lsp
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
-from tests.conftest import call, call_raw, init_params, server_config
+from tests.conftest import call, call_raw, client_with, init_params, server_config
 
 READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
 
@@ -249,3 +250,22 @@ async def test_hard_links_refused_unless_allowed(
     assert refused["error"] == "outside_workspace" and "allowHardLinks" in refused["message"]
     allowed = await call(hardlink_client, READ, file_path="twin.txt")
     assert allowed["ok"] and "linked" in allowed["message"]
+
+
+proc_client = client_with({"allowedPaths": ["/proc"]})
+
+
+@pytest.mark.skipif(
+    not os.access("/proc/self/pagemap", os.R_OK), reason="/proc/self/pagemap is not readable here"
+)
+async def test_file_that_never_ends_is_refused_not_read_for_ever(
+    proc_client: LanguageClient,
+) -> None:
+    # /proc/self/pagemap is a regular file that reports size 0 and has no end: every read
+    # stops once it is well past the size the file reported, and the server stays usable
+    whole = await call(proc_client, READ, file_path="/proc/self/pagemap")
+    assert whole["ok"] is False and whole["error"] == "too_large", whole
+    assert "kept growing while it was read" in whole["message"]
+    ranged = await call(proc_client, READ, file_path="/proc/self/pagemap", offset=1, limit=1)
+    assert ranged["ok"] is False and ranged["error"] == "too_large", ranged
+    assert (await call(proc_client, "steadyhand.ping"))["ok"] is True

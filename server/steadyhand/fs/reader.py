@@ -72,15 +72,40 @@ def _open(path: str) -> tuple[int, os.stat_result]:
     return fd, st
 
 
+#: How far past the size it reported when opened a file is read before the read stops:
+#: a file that grows without end while it is read (a special file such as
+#: ``/proc/self/pagemap`` reports size 0 and never ends) is refused, never read into
+#: memory or streamed for ever.
+GROWTH_ALLOWANCE = 32 << 20
+
+
+def _check_growth(path: str, st: os.stat_result, consumed: int) -> None:
+    """Refuse (``too_large``) once ``consumed`` bytes are past what a file that reported
+    ``st.st_size`` bytes may have grown to while it was read."""
+    if consumed > st.st_size + GROWTH_ALLOWANCE:
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"{path} kept growing while it was read: it reported {st.st_size:,} bytes but "
+            f"gave more than {st.st_size + GROWTH_ALLOWANCE:,}, so the read was stopped. If "
+            "it is a log being written fast, read a range with offset and limit once it "
+            "settles; a special file that is generated as it is read (such as those under "
+            "/proc) cannot be read with these tools.",
+            path=path,
+        )
+
+
 def read_all(path: str) -> RawFile:
     fd, st = _open(path)
     try:
         chunks: list[bytes] = []
+        consumed = 0
         while True:
             chunk = os.read(fd, max(CHUNK, st.st_size + 1))
             if not chunk:
                 break
             chunks.append(chunk)
+            consumed += len(chunk)
+            _check_growth(path, st, consumed)
     except OSError as exc:
         raise read_failed(path, exc) from exc
     finally:
@@ -246,6 +271,7 @@ def _full_pass(fd: int, st: os.stat_result, path: str, offset: int, limit: int) 
             hasher.update(chunk)
             base = consumed
             consumed += len(chunk)
+            _check_growth(path, st, consumed)
             if first:
                 first = False
                 sniffed = _first_chunk(path, chunk)
@@ -349,6 +375,7 @@ def _utf16_pass(
     tail = ""
     pending_cr = False
     saw_crlf = saw_cr = False
+    consumed = len(first)
     try:
         while True:
             final = not data
@@ -392,6 +419,8 @@ def _utf16_pass(
                 break
             data = os.read(fd, CHUNK)
             hasher.update(data)
+            consumed += len(data)
+            _check_growth(path, st, consumed)
     except OSError as exc:
         raise read_failed(path, exc) from exc
     if partial:
