@@ -159,6 +159,13 @@ async def test_no_match_ambiguous_no_change(client: LanguageClient, workspace: P
     same = await call(client, EDIT, file_path="d.txt", old_string="y = 2", new_string="y = 2")
     assert same["error"] == "no_change"
     assert f.read_text() == "x = 1\ny = 2\nx = 1\n"
+    counted = await call(
+        client, EDIT, file_path="d.txt", old_string="y", new_string="w", expected_replacements=2
+    )
+    assert counted["error"] == "count_mismatch", counted
+    # every refusal names the file by its resolved real path, not as it was given
+    real = str(f.resolve())
+    assert [r["path"] for r in (nm, amb, same, counted)] == [real] * 4
     allr = await call(
         client, EDIT, file_path="d.txt", old_string="x = 1", new_string="x = 5", replace_all=True
     )

@@ -113,16 +113,20 @@ def plan_one(
             )
         return EditPlan(EXACT, (Splice(0, 0, to_view(new_string)),))
     markdown = os.path.splitext(path)[1].lower() in MARKDOWN_SUFFIXES
-    return plan_edit(
-        view,
-        old_string,
-        new_string,
-        replace_all=replace_all,
-        markdown=markdown,
-        path=path,
-        expected_replacements=expected_replacements,
-        found=found,
-    )
+    try:
+        return plan_edit(
+            view,
+            old_string,
+            new_string,
+            replace_all=replace_all,
+            markdown=markdown,
+            path=path,
+            expected_replacements=expected_replacements,
+            found=found,
+        )
+    except ToolError as err:  # the matching refusals name the file by its real path too
+        err.fields.setdefault("path", path)
+        raise
 
 
 #: For content seen before: one (offset, line) known in it, from the last lookup or the
