@@ -488,3 +488,37 @@ async def test_lines_never_shown_stay_unshown_after_edits(
     assert every["ok"] and every["replacements"] == 2, every
     middle = await call(client, EDIT, file_path="p.txt", old_string="line100\n", new_string="")
     assert middle["error"] == "partial_view", middle
+
+
+async def test_partial_view_names_every_unseen_place_in_one_refusal(
+    client: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "many.txt"
+    f.write_text("".join(f"item foo {i}\n" for i in range(1, 31)))
+    await call(client, READ, file_path="many.txt", offset=1, limit=10)
+    r = await call(
+        client, EDIT, file_path="many.txt", old_string="foo", new_string="bar", replace_all=True
+    )
+    assert r["error"] == "partial_view" and r["unseen"] == [[11, 30]], r
+    assert "offset=6 and limit=30" in r["message"], r["message"]
+    # following the one hint is enough
+    await call(client, READ, file_path="many.txt", offset=6, limit=30)
+    done = await call(
+        client, EDIT, file_path="many.txt", old_string="foo", new_string="bar", replace_all=True
+    )
+    assert done["ok"] and done["replacements"] == 30, done
+
+
+async def test_partial_view_far_apart_places_are_all_named(
+    client: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "far.txt"
+    f.write_text(
+        "".join(("mark\n" if i in (1, 2500, 5000) else f"line {i}\n") for i in range(1, 5001))
+    )
+    await call(client, READ, file_path="far.txt", offset=1, limit=10)
+    r = await call(
+        client, EDIT, file_path="far.txt", old_string="mark", new_string="MARK", replace_all=True
+    )
+    assert r["error"] == "partial_view" and r["unseen"] == [[2500, 2500], [5000, 5000]], r
+    assert "2500, 5000" in r["message"] and "too far apart for one read" in r["message"]

@@ -223,28 +223,64 @@ def shown_after(
     return shown
 
 
+#: Longest window a partial_view refusal asks for in one read (the default read window).
+UNSEEN_READ_SPAN = 2000
+
+
 def shown_lines(
     rec: FileRecord, snap: Snapshot, splices: Sequence[Splice]
 ) -> list[tuple[int, int]]:
     """Each splice's first and last line (:func:`splice_lines`); refused unless every
-    splice lies in lines shown to the session."""
+    splice lies in lines shown to the session. The refusal names every unseen stretch,
+    so one read (or one per stretch, when they lie far apart) is enough."""
     lines = splice_lines(snap.view, splices, content_key(snap))
     if rec.full_view:
         return lines
+    gaps: list[tuple[int, int]] = []
+    where: tuple[int, int] | None = None  # the first splice that is not all shown
     for first, last in lines:
-        gap = missing_lines(rec.shown, first, last)
-        if gap is not None:
-            lo = max(1, gap[0] - 5)
-            n = gap[1] - lo + 6
-            raise ToolError(
-                ErrorCode.PARTIAL_VIEW,
-                f"The text to replace in {snap.path} is on line(s) {first}-{last}, but you "
-                f"have not been shown line(s) {gap[0]}-{gap[1]} in this session. Call read "
-                f"with offset={lo} and limit={n}, then retry the edit.",
-                path=snap.path,
-                lines=[first, last],
-            )
-    return lines
+        pos = first
+        while pos <= last:
+            gap = missing_lines(rec.shown, pos, last)
+            if gap is None:
+                break
+            where = where or (first, last)
+            if not gaps or gap[0] > gaps[-1][1] + 1:
+                gaps.append(gap)
+            else:
+                gaps[-1] = (gaps[-1][0], max(gaps[-1][1], gap[1]))
+            pos = gap[1] + 1
+    if where is None:
+        return lines
+    lo = max(1, gaps[0][0] - 5)
+    n = gaps[-1][1] - lo + 6
+    if len(gaps) == 1 and where[0] <= gaps[0][0] and gaps[0][1] <= where[1]:
+        what = (
+            f"The text to replace in {snap.path} is on line(s) {where[0]}-{where[1]}, but "
+            f"you have not been shown line(s) {gaps[0][0]}-{gaps[0][1]} in this session."
+        )
+    else:
+        shown = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in gaps[:12])
+        more = f" and {len(gaps) - 12} more" if len(gaps) > 12 else ""
+        what = (
+            f"The text to replace in {snap.path} lies partly in lines you have not been "
+            f"shown in this session: {shown}{more}."
+        )
+    if n <= UNSEEN_READ_SPAN:
+        step = f" Call read with offset={lo} and limit={n}, then retry the edit."
+    else:
+        step = (
+            " They are too far apart for one read: read each with offset and limit, then "
+            "retry the edit, or make the edit only where you have read (without "
+            "replace_all, with old_string naming one place)."
+        )
+    raise ToolError(
+        ErrorCode.PARTIAL_VIEW,
+        what + step,
+        path=snap.path,
+        lines=[where[0], where[1]],
+        unseen=[[a, b] for a, b in gaps],
+    )
 
 
 #: At most this many changed lines are shown in an edit's snippet (the diff has them all).
