@@ -120,6 +120,8 @@ def test_refusals_name_a_next_step(tmp_path: Path) -> None:
     ("name", "meant"),
     [
         ("steadyhand.Read", "steadyhand.read"),
+        ("Steadyhand.Write", "steadyhand.write"),
+        ("STEADYHAND.multiedit", "steadyhand.multiEdit"),
         ("steadyhand.READ", "steadyhand.read"),
         ("read", "steadyhand.read"),
         ("steadyhand.view", "steadyhand.read"),

@@ -118,7 +118,7 @@ def closest_command(name: str, known: list[str]) -> str | None:
     then the closest spelling."""
     prefix = "steadyhand."
     bare = {_fold(k.removeprefix(prefix)): k for k in known if k.startswith(prefix)}
-    wanted = _fold(name.removeprefix(prefix) if name.casefold().startswith(prefix) else name)
+    wanted = _fold(name[len(prefix) :] if name.casefold().startswith(prefix) else name)
     if wanted in bare:
         return bare[wanted]
     slip = _COMMAND_SLIPS.get(wanted)
