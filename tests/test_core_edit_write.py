@@ -178,6 +178,7 @@ async def test_empty_old_string_creates_missing_file(
 ) -> None:
     r = await call(client, EDIT, file_path="new/dir/f.txt", old_string="", new_string="hi\n")
     assert r["ok"] and (workspace / "new/dir/f.txt").read_text() == "hi\n"
+    assert (r["added"], r["removed"], r["lines"]) == (1, 0, 1), r
     (workspace / "full.txt").write_text("content\n")
     await call(client, READ, file_path="full.txt")
     r2 = await call(client, EDIT, file_path="full.txt", old_string="", new_string="x")
