@@ -9,6 +9,7 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -300,3 +301,33 @@ def test_shown_lines_move_through_a_diff(
     seen = _lines_of(shown)
     want = {j + 1 for j, o in enumerate(origin) if o is None or o + 1 in seen}
     assert _lines_of(after) == want
+
+
+def test_a_name_with_a_space_applies_with_patch_and_git(tmp_path: Path) -> None:
+    """A name with a space ends its header lines with a tab, as git writes it."""
+    f = tmp_path / "my dir" / "sp ace.py"
+    f.parent.mkdir()
+    f.write_text("one\ntwo\n")
+    diff = whole_diff("one\ntwo\n", "one\nTWO\n", name=str(f))
+    assert diff.splitlines()[:2] == [f"--- a{f}\t", f"+++ b{f}\t"]
+    assert stat(diff) == stat(whole_diff("one\ntwo\n", "one\nTWO\n", name="plain"))
+    (tmp_path / "change.diff").write_text(diff)
+    tools = [t for t in ("patch", "git") if shutil.which(t)]
+    if not tools:
+        pytest.skip("neither patch nor git is installed")
+    for tool in tools:
+        f.write_text("one\ntwo\n")
+        argv = (
+            ["patch", "-p1", "-s", "-i", str(tmp_path / "change.diff")]
+            if tool == "patch"
+            else [
+                "git",
+                "apply",
+                "--unsafe-paths",
+                "--directory=/",
+                "-p1",
+                str(tmp_path / "change.diff"),
+            ]
+        )
+        subprocess.run(argv, cwd="/", check=True)
+        assert f.read_text() == "one\nTWO\n", tool

@@ -57,9 +57,11 @@ def _header(name: str) -> list[str]:
     """The two header lines, as git writes them: ``a/`` and ``b/`` before the path, an
     absolute path without its leading slash (``--- a/home/me/f.py``), so that ``patch
     -p1`` run at the file system's root (or at a workspace folder, for a relative name)
-    finds the file."""
+    finds the file. A name with a space ends with a tab, as git writes it, so that
+    ``patch`` takes the whole name rather than stopping at the space."""
     bare = name.lstrip("/")
-    return [f"--- a/{bare}", f"+++ b/{bare}"]
+    end = "\t" if " " in bare else ""
+    return [f"--- a/{bare}{end}", f"+++ b/{bare}{end}"]
 
 
 def _unified(
