@@ -523,3 +523,14 @@ async def test_partial_view_far_apart_places_are_all_named(
     )
     assert r["error"] == "partial_view" and r["unseen"] == [[2500, 2500], [5000, 5000]], r
     assert "2500, 5000" in r["message"] and "too far apart for one read" in r["message"]
+
+
+async def test_write_to_a_bom_file_never_doubles_the_mark(
+    client: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "bom.txt"
+    f.write_bytes(b"\xef\xbb\xbfold\n")
+    await call(client, READ, file_path="bom.txt")
+    r = await call(client, WRITE, file_path="bom.txt", content="\ufeffnew\n")
+    assert r["ok"], r
+    assert f.read_bytes() == b"\xef\xbb\xbfnew\n"

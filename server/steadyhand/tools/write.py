@@ -148,12 +148,17 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
                 "for the rest), or use edit to change just the part you saw.",
                 path=path,
             )
-        data = encode_for(ctx, path, p.content, snap.encoding)
-        new_view = to_view(p.content)
+        content = p.content
+        if snap.encoding.bom and content.startswith("\ufeff"):
+            # the file's byte-order mark is written anyway (the text read showed none):
+            # one copied into the content would become a stray character after it
+            content = content[1:]
+        data = encode_for(ctx, path, content, snap.encoding)
+        new_view = to_view(content)
         diff = whole_diff(snap.view, new_view, name=path)
         ds = stat(diff)
-        new_endings = ending_stats(p.content)
-        before_lines, after_lines = total_lines(snap), lines_from(p.content, new_endings)
+        new_endings = ending_stats(content)
+        before_lines, after_lines = total_lines(snap), lines_from(content, new_endings)
         fields: dict[str, object] = {
             "path": path,
             "type": "update",
@@ -163,9 +168,9 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             "removed": ds.removed,
             "diff": diff,
         }
-        change = Change(path, snap, p.content, data, snap.encoding, "write", session=p.session)
+        change = Change(path, snap, content, data, snap.encoding, "write", session=p.session)
         if p.dry_run:
-            same = " (it already holds exactly this content)" if p.content == snap.raw else ""
+            same = " (it already holds exactly this content)" if content == snap.raw else ""
             findings = await check_secrets(ctx, change)
             warning = " " + secrets_warning(findings) if findings else ""
             return success(
@@ -176,7 +181,7 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
                 dry_run=True,
                 **dry_run_fields(findings),
             )
-        if p.content == snap.raw:
+        if content == snap.raw:
             session.put(record_for(snap, full_range(snap), None))
             return success(
                 f"{path} already holds exactly this content; nothing was written.",
@@ -186,7 +191,7 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             )
         applied = await ctx.world.apply(change)
         after = applied.snapshot
-        if after.raw is p.content:
+        if after.raw is content:
             prime_endings(after, new_endings)
         session.put(record_for(after, full_range(after), None, remember(ctx, after)))
         message = (
