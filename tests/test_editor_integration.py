@@ -177,6 +177,9 @@ async def test_format_on_save_becomes_the_new_baseline(
     r = await call(editor, EDIT, file_path="fmt.py", old_string="a=1", new_string="a=1\nb=2")
     assert r["ok"] and "format-on-save" in r["message"], r
     assert f.read_text() == "a = 1\nb = 2\n"
+    # the diff is what the file went through, formatter included
+    assert r["diff"].endswith("@@ -1 +1,2 @@\n-a=1\n+a = 1\n+b = 2\n"), r["diff"]
+    assert (r["added"], r["removed"]) == (2, 1), r
     r2 = await call(editor, EDIT, file_path="fmt.py", old_string="b = 2", new_string="b = 3")
     assert r2["ok"], r2
 

@@ -21,7 +21,7 @@ from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import EditParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.state.file_state import FileRecord, Range, missing_lines, shift_ranges
-from steadyhand.text.diff import region_diff, splices_diff, stat
+from steadyhand.text.diff import splices_diff, stat, whole_diff
 from steadyhand.text.lines import ending_stats_spliced, to_view
 from steadyhand.text.matching import (
     EXACT,
@@ -382,7 +382,7 @@ async def apply_plan(
     if after.raw is new_raw:  # carry the line-ending counts over: no pass over the file
         prime_endings(after, ending_stats_spliced(snap.endings, snap.raw, new_raw, rsp))
 
-    first_sp, last_sp = plan.splices[0], plan.splices[-1]
+    first_sp = plan.splices[0]
     first_line, _, last_new = changed_span(view, new_view, plan.splices, lines)
     shown: tuple[tuple[int, int], ...]
     if rec.full_view:
@@ -400,11 +400,8 @@ async def apply_plan(
             view, new_view, plan.splices, name=snap.path, firsts=[a for a, _ in lines]
         )
         shown_snippet = changed_snippet(view, new_view, plan.splices, lines)
-    else:  # the editor changed more (a formatter on save): diff the whole changed region
-        new_end = last_sp.end + len(new_view) - len(view)
-        diff = region_diff(
-            view, after.view, first_sp.start, last_sp.end, new_end, name=snap.path, line=first_line
-        )
+    else:  # the editor changed more (a formatter on save), anywhere: diff the whole text
+        diff = whole_diff(view, after.view, name=snap.path)
         snippet_last = min(last_new, first_line + SNIPPET_LINES - 1)
         shown_snippet = snippet(after.lines, first_line, snippet_last)
     ds = stat(diff)
