@@ -189,7 +189,11 @@ def open_doc(
     client: LanguageClient, state: EditorState, path: Path, text: str | None = None
 ) -> str:
     uri = path.as_uri()
-    on_disk = path.read_bytes().decode() if path.exists() else ""
+    raw = path.read_bytes() if path.exists() else b""
+    try:
+        on_disk = raw.decode()
+    except UnicodeDecodeError:  # an editor would guess a single-byte encoding
+        on_disk = raw.decode("latin-1")
     content = on_disk if text is None else text
     state.buffers[uri] = Buffer(content, 1, on_disk)
     client.text_document_did_open(

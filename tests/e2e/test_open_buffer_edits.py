@@ -177,3 +177,22 @@ async def test_a_file_open_under_two_names_stays_open_until_both_are_closed(
     await settle()
     r = await call(editor, READ, file_path="a.txt")
     assert r["source"] == "disk", r
+
+
+async def test_open_latin1_file_never_changes_encoding_behind_the_user(
+    editor: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "old.txt"
+    f.write_bytes("café\n".encode("latin-1"))
+    state: EditorState = editor.editor  # type: ignore[attr-defined]
+    uri = open_doc(editor, state, f, text="café\n")
+    await settle()
+    await call(editor, READ, file_path="old.txt")
+    r = await call(editor, EDIT, file_path="old.txt", old_string="café", new_string="café €")
+    assert r["ok"] is False and r["error"] == "io_error", r
+    assert "latin-1" in r["message"].lower() and "'€'" in r["message"], r["message"]
+    assert state.buffers[uri].text == "café\n" and state.applied == []
+    assert f.read_bytes() == "café\n".encode("latin-1")
+    ok = await call(editor, EDIT, file_path="old.txt", old_string="café", new_string="café!")
+    assert ok["ok"], ok
+    assert state.buffers[uri].text == "café!\n"

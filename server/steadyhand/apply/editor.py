@@ -210,6 +210,8 @@ class EditorWorld:
         self.matched: dict[str, tuple[str, str]] = {}
         #: path -> disk hash (None: gone) last reported as changed behind its open buffer
         self.reported: dict[str, str | None] = {}
+        #: path -> the encoding of the disk's text behind an open buffer, when last read
+        self.disk_encodings: dict[str, Encoding] = {}
 
     # -- what the disk holds behind an open buffer ----------------------------------
 
@@ -233,6 +235,7 @@ class EditorWorld:
     def closed(self, path: str) -> None:
         self.matched.pop(path, None)
         self.reported.pop(path, None)
+        self.disk_encodings.pop(path, None)
 
     def note_disk(self, path: str, text: str, data: bytes | None, disk_text: str | None) -> bool:
         """Remember the disk's bytes ``data`` as the buffer's match when its text is the
@@ -322,7 +325,11 @@ class EditorWorld:
             st: os.stat_result | None = os.stat(path)
         except OSError:
             st = None
-        data, disk_text, _ = disk_file(path) if st is not None else (None, None, UTF8)
+        data, disk_text, enc = disk_file(path) if st is not None else (None, None, UTF8)
+        if disk_text is not None:
+            self.disk_encodings[path] = enc
+        else:
+            self.disk_encodings.pop(path, None)
         unsaved = not self.note_disk(path, text, data, disk_text)
         disk_hash = content_hash(data) if data is not None else None
         return from_text(path, text, st, doc.version, unsaved, disk_hash=disk_hash)
@@ -347,9 +354,30 @@ class EditorWorld:
             self.own_writes[change.path] = applied.snapshot.hash
             self.own_stats[change.path] = (applied.snapshot.size, applied.snapshot.mtime_ns)
             return applied
+        self._check_storable(change)
         if not self.supports_apply_edit():
             return self._write_behind_editor(change, before)
         return await self._apply_to_buffer(uri, change, before)
+
+    def _check_storable(self, change: Change) -> None:
+        """Refuse (``io_error``) a change to an open buffer whose file on disk is in an
+        encoding that cannot hold the new text (Latin-1, say): saved, the file would have
+        to change its encoding behind the user's back. Nothing is changed yet."""
+        enc = self.disk_encodings.get(change.path)
+        if enc is None or enc.codec.startswith("utf"):
+            return
+        try:
+            enc.encode(change.new_raw)
+        except UnicodeEncodeError as exc:
+            bad = exc.object[exc.start : exc.end]
+            raise ToolError(
+                ErrorCode.IO_ERROR,
+                f"{change.path} is stored as {enc.label}, which cannot hold the character(s) "
+                f"{bad!r} you sent, so nothing was changed (neither the buffer in the editor "
+                "nor the file). Use characters that encoding can store (or an escape), and "
+                "retry.",
+                path=change.path,
+            ) from exc
 
     def _write_behind_editor(self, change: Change, before: Snapshot) -> Applied:
         """A change to an open buffer, for a client that takes no ``workspace/applyEdit``:
