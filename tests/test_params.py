@@ -108,3 +108,12 @@ def test_plain_types_are_not_confused() -> None:
     assert (ok.offset, ok.limit) == (3, None)
     forked = P.structure(P.ForkParams, {"session": "s", "readOnly": True})
     assert forked.read_only is True
+
+
+def test_messages_for_odd_argument_shapes() -> None:
+    with pytest.raises(P.ParamsError, match=r'a list holding one JSON object .* "arguments": \[\{'):
+        P.parse_arguments(P.ReadParams, ("file_path",))
+    with pytest.raises(P.ParamsError, match=r"Allowed: none\."):
+        P.parse_arguments(P.PingParams, ({"file_path": "x"},))
+    with pytest.raises(P.ParamsError, match=r"1 is the first line; 0 counts as 1"):
+        P.parse_arguments(P.ReadParams, ({"file_path": "x", "offset": -1},))

@@ -191,7 +191,7 @@ def resolve(file_path: str, roots: Roots) -> ResolvedPath:
         )
     root = next((r for r in (*roots.workspace, *roots.allowed) if within(real, r)), None)
     if root is None:
-        where = ", ".join(roots.workspace + roots.allowed) or "(none configured)"
+        where = ", ".join(roots.workspace + roots.allowed) or "no folder is configured"
         escaped = " through a symbolic link" if real != absolute else ""
         raise ToolError(
             ErrorCode.OUTSIDE_WORKSPACE,

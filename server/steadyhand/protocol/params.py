@@ -184,7 +184,7 @@ _KNOWN_SLIPS: dict[str, str] = {
 
 #: Extra checks on values, by field name: (predicate, what it must be).
 _VALUE_RULES: dict[str, tuple[typing.Callable[[Any], bool], str]] = {
-    "offset": (lambda v: v >= 0, "a line number >= 1"),
+    "offset": (lambda v: v >= 0, "a line number (1 is the first line; 0 counts as 1)"),
     "limit": (lambda v: v >= 1, "a positive line count"),
     "session": (lambda v: 0 < len(v) <= 256, "a non-empty name of at most 256 characters"),
     "parent": (lambda v: 0 < len(v) <= 256, "a non-empty name of at most 256 characters"),
@@ -335,7 +335,7 @@ def structure(cls: type[P], raw: Any, *, where: str = "the arguments") -> P:
             names = [f.name for f in shape.fields]
             hint = suggest(str(key), names)
             extra = f" Did you mean `{hint}`?" if hint else ""
-            allowed = ", ".join(f"`{n}`" for n in names)
+            allowed = ", ".join(f"`{n}`" for n in names) or "none"
             raise ParamsError(
                 f"Unknown parameter `{key}` in {where}.{extra} Allowed: {allowed}.", str(key)
             )
@@ -363,6 +363,11 @@ def parse_arguments(cls: type[P], arguments: tuple[Any, ...]) -> P:
     if len(arguments) > 1:
         raise ParamsError(
             f"Expected one JSON object as the only argument, got {len(arguments)} arguments."
+        )
+    if not isinstance(arguments[0], dict | None):
+        raise ParamsError(
+            "The arguments must be a list holding one JSON object with named fields, as in "
+            '"arguments": [{"file_path": "src/app.py"}].'
         )
     return structure(cls, arguments[0])
 
