@@ -118,6 +118,9 @@ async def test_too_large_whole_read(client: LanguageClient, workspace: Path) -> 
     assert "offset" in r["message"] and "limit" in r["message"]
     ranged = await call(client, READ, file_path="bigbytes.txt", offset=2990, limit=5)
     assert ranged["ok"] and ranged["num_lines"] == 5 and ranged["total_lines"] == 3000
+    assert "To read more, call read with offset=2995." in ranged["message"], ranged["message"]
+    last = await call(client, READ, file_path="bigbytes.txt", offset=2999, limit=5)
+    assert last["num_lines"] == 2 and "To read more" not in last["message"], last["message"]
 
 
 async def test_token_cap(client: LanguageClient, workspace: Path) -> None:

@@ -225,7 +225,11 @@ async def _read_large(ctx: ToolContext, p: ReadParams, rp: ResolvedPath, start: 
             **fields,
         )
     body, cut = number_lines(win.lines, start, s.max_line_chars)
-    notes = [f"(Showing lines {start}-{end} of {total} of a large file: {win.st.st_size:,} bytes.)"]
+    end = start + len(win.lines) - 1
+    more = f" To read more, call read with offset={end + 1}." if end < total else ""
+    notes = [
+        f"(Showing lines {start}-{end} of {total} of a large file: {win.st.st_size:,} bytes.{more})"
+    ]
     if cut:
         notes.append("(Some long lines were cut; the marker shows how much.)")
     return success(
