@@ -75,6 +75,13 @@ async def test_deny_globs(deny_client: LanguageClient, workspace: Path) -> None:
     w = await call(deny_client, WRITE, file_path="secrets/b.txt", content="x")
     assert w["error"] == "denied" and not (workspace / "secrets" / "b.txt").exists()
     assert (await call(deny_client, READ, file_path="ok.txt"))["ok"]
+    (workspace / "innocent.txt").symlink_to(workspace / "key.pem")
+    linked = await call(deny_client, READ, file_path="innocent.txt")
+    assert linked["error"] == "denied", linked
+    assert (
+        "innocent.txt leads to " in linked["message"]
+        and "key.pem, which matches" in (linked["message"])
+    )
 
 
 @pytest_lsp.fixture(config=server_config())

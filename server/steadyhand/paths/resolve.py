@@ -202,9 +202,10 @@ def resolve(file_path: str, roots: Roots) -> ResolvedPath:
         )
     pattern = first_match(roots.deny_globs, real, relative_to(real, root))
     if pattern is not None:
+        named = file_path if real == absolute else f"{file_path} leads to {real}, which"
         raise ToolError(
             ErrorCode.DENIED,
-            f"{file_path} matches the deny pattern {pattern!r}; agents may not read or "
+            f"{named} matches the deny pattern {pattern!r}; agents may not read or "
             "write it. Leave this file alone or ask the user.",
             path=real,
         )
