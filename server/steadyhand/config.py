@@ -70,6 +70,9 @@ class Settings:
     save_after_edit: SaveAfterEdit = "whenClean"
     #: Ask the editor to confirm each agent edit (change annotations).
     confirm_edits: bool = False
+    #: How long an edit to an open document waits for the editor to apply it before it is
+    #: answered as not applied (not while ``confirm_edits`` has the user decide).
+    apply_edit_timeout_ms: int = 30_000
     #: Watch tracked files for changes made behind the agent's back.
     watch: bool = True
     #: Keep every version Steadyhand replaces, for undo and rewind (docs/history.md).

@@ -531,3 +531,42 @@ async def test_a_client_file_event_marks_every_session_and_is_reported(
     for session in ("default", "other"):
         r = await call(file_events_only, READ, file_path="a.txt", session=session)
         assert r["type"] == "text" and "one" in r["message"], r
+
+
+# -- an editor that never answers an edit ----------------------------------------------
+
+
+_ANSWER = asyncio.Event()
+
+
+def _never_answers(client: LanguageClient, state: EditorState) -> None:
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    async def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        await _ANSWER.wait()  # only once the test is over
+        return types.ApplyWorkspaceEditResult(applied=False)
+
+
+silent_editor = _start(handlers=_never_answers, options={"applyEditTimeoutMs": 300})
+
+
+async def test_an_edit_the_editor_never_answers_is_refused_and_frees_the_file(
+    silent_editor: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "s.txt"
+    f.write_text("one\n")
+    open_doc(silent_editor, silent_editor.editor, f)  # type: ignore[attr-defined]
+    await settle()
+    await call(silent_editor, READ, file_path="s.txt")
+    r = await asyncio.wait_for(
+        call(silent_editor, EDIT, file_path="s.txt", old_string="one", new_string="two"), 30
+    )
+    assert r["ok"] is False and r["error"] == "edit_rejected", r
+    assert r["reason"] == "no answer from the editor" and "Read the file again" in r["message"]
+    assert f.read_text() == "one\n"
+    # the file is not left locked: the next call on it is answered too
+    again = await asyncio.wait_for(
+        call(silent_editor, EDIT, file_path="s.txt", old_string="one", new_string="three"), 30
+    )
+    assert again["error"] == "edit_rejected", again
+    _ANSWER.set()  # let the held answers go before the client shuts down
+    await settle()

@@ -34,6 +34,7 @@ export const SERVER_SETTINGS: readonly ServerSettingSpec[] = [
   { name: 'fsync', type: 'boolean', default: true },
   { name: 'saveAfterEdit', type: 'string', default: 'whenClean', values: ['whenClean', 'always', 'never'] },
   { name: 'confirmEdits', type: 'boolean', default: false },
+  { name: 'applyEditTimeoutMs', type: 'integer', default: 30000 },
   { name: 'watch', type: 'boolean', default: true },
   { name: 'allowHardLinks', type: 'boolean', default: false },
   { name: 'history', type: 'boolean', default: true },

@@ -586,10 +586,23 @@ class EditorWorld:
     async def _apply_to_buffer(self, uri: str, change: Change, before: Snapshot) -> Applied:
         edit = self._workspace_edit(uri, before, change)
         label = f"Agent {change.tool}: {os.path.basename(change.path)}"
+        wait = None if self.settings.confirm_edits else self.settings.apply_edit_timeout_ms / 1000
         try:
-            res = await self.ls.workspace_apply_edit_async(
-                types.ApplyWorkspaceEditParams(edit=edit, label=label)
+            res = await asyncio.wait_for(
+                self.ls.workspace_apply_edit_async(
+                    types.ApplyWorkspaceEditParams(edit=edit, label=label)
+                ),
+                wait,
             )
+        except TimeoutError as exc:
+            raise ToolError(
+                ErrorCode.EDIT_REJECTED,
+                f"The editor did not answer the change to {change.path} within {wait:g} s, so "
+                "Steadyhand stopped waiting and counts it as not applied; the editor may "
+                "still apply it. Read the file again before you retry.",
+                path=change.path,
+                reason="no answer from the editor",
+            ) from exc
         except Exception as exc:
             raise ToolError(
                 ErrorCode.EDIT_REJECTED,
