@@ -16,6 +16,7 @@ from typing import Any
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from steadyhand.documents.open_docs import uri_to_path
 from steadyhand.documents.positions import PositionIndex
 
 
@@ -50,7 +51,11 @@ class EditorState:
 
 
 def editor_capabilities(
-    *, save_request: bool = True, document_changes: bool = True, encodings: list[str] | None = None
+    *,
+    save_request: bool = True,
+    document_changes: bool = True,
+    encodings: list[str] | None = None,
+    delete: bool = False,
 ) -> types.ClientCapabilities:
     general = None
     if encodings is not None:
@@ -65,6 +70,7 @@ def editor_capabilities(
                 change_annotation_support=types.ChangeAnnotationsSupportOptions(
                     groups_on_label=True
                 ),
+                resource_operations=[types.ResourceOperationKind.Delete] if delete else None,
             ),
         ),
         general=general,
@@ -93,6 +99,15 @@ def install(client: LanguageClient, state: EditorState) -> None:
         edit = params.edit
         plan: list[tuple[str, list[Any]]] = []
         for dc in edit.document_changes or []:
+            if isinstance(dc, types.DeleteFile):  # the file goes, and its buffer with it
+                Path(uri_to_path(dc.uri) or "").unlink(missing_ok=True)
+                if state.buffers.pop(dc.uri, None) is not None:
+                    client.text_document_did_close(
+                        types.DidCloseTextDocumentParams(
+                            text_document=types.TextDocumentIdentifier(uri=dc.uri)
+                        )
+                    )
+                continue
             if not isinstance(dc, types.TextDocumentEdit):
                 return types.ApplyWorkspaceEditResult(applied=False, failure_reason="unsupported")
             buf = state.buffers.get(dc.text_document.uri)

@@ -8,11 +8,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.conftest import call, client_with
-from tests.editor import EditorState, close_doc, open_doc, settle
+from tests.conftest import call, client_with, init_params, server_config
+from tests.editor import (
+    EditorState,
+    close_doc,
+    editor_capabilities,
+    install,
+    open_doc,
+    settle,
+    type_text,
+)
 
 READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
 HISTORY, UNDO = "steadyhand.history", "steadyhand.undo"
@@ -116,3 +125,51 @@ async def test_undo_of_a_change_made_in_a_buffer_restores_the_files_bytes(
 
 def _codec(data: bytes) -> str:
     return "utf-16" if data.startswith(b"\xff\xfe") else "latin-1"
+
+
+@pytest_lsp.fixture(config=server_config())
+async def deleting_editor(lsp_client: LanguageClient, workspace: Path):  # type: ignore[no-untyped-def]
+    state = EditorState()
+    install(lsp_client, state)
+    lsp_client.editor = state  # type: ignore[attr-defined]
+    opts = {"historyDir": str(workspace.parent / "state")}
+    await lsp_client.initialize_session(
+        init_params(workspace, opts, editor_capabilities(delete=True))
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_undo_never_deletes_an_open_file_whose_disk_or_buffer_is_not_in_history(
+    deleting_editor: LanguageClient, workspace: Path
+) -> None:
+    state: EditorState = deleting_editor.editor  # type: ignore[attr-defined]
+    f = workspace / "made.txt"
+    assert (await call(deleting_editor, "steadyhand.write", file_path=str(f), content="made\n"))[
+        "ok"
+    ]
+    uri = open_doc(deleting_editor, state, f)
+    await settle()
+    f.write_text("written by another program\n")  # the clean buffer still shows "made"
+    r = await call(deleting_editor, UNDO, file_path=str(f))
+    assert r["ok"] is False and r["error"] == "stale", r
+    assert f.read_text() == "written by another program\n"
+    # unsaved typing in the buffer is never deleted either, even with force
+    g = workspace / "typed.txt"
+    assert (await call(deleting_editor, "steadyhand.write", file_path=str(g), content="v1\n"))["ok"]
+    guri = open_doc(deleting_editor, state, g)
+    await settle()
+    type_text(deleting_editor, state, guri, "v1\nmore typing\n")
+    await settle()
+    r2 = await call(deleting_editor, UNDO, file_path=str(g), force=True)
+    assert r2["ok"] is False and r2["error"] == "stale", r2
+    assert g.exists() and state.buffers[guri].text == "v1\nmore typing\n"
+    # a clean buffer over an unchanged file is deleted, buffer and all
+    h = workspace / "clean.txt"
+    assert (await call(deleting_editor, "steadyhand.write", file_path=str(h), content="c\n"))["ok"]
+    huri = open_doc(deleting_editor, state, h)
+    await settle()
+    r3 = await call(deleting_editor, UNDO, file_path=str(h))
+    assert r3["ok"] and r3["type"] == "delete", r3
+    assert not h.exists() and huri not in state.buffers
+    assert uri in state.buffers

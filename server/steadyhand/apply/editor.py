@@ -492,6 +492,7 @@ class EditorWorld:
                     "was left as it is. Ask the user to close it, then retry.",
                     path=path,
                 )
+            self._check_deletable(path, before)
             edit = types.WorkspaceEdit(
                 document_changes=[
                     types.DeleteFile(
@@ -522,6 +523,26 @@ class EditorWorld:
         except BaseException:
             self._not_deleted(path)
             raise
+
+    def _check_deletable(self, path: str, before: Snapshot) -> None:
+        """Refuse (``stale``) to delete an open document unless its buffer and the disk
+        both hold the text ``before`` has (the one kept in history): unsaved typing, or a
+        file changed on disk behind a clean buffer, would be lost with it."""
+        _, disk_text, _ = disk_file(path)
+        if before.source == "buffer" and before.unsaved:
+            why = "its buffer has unsaved changes"
+        elif disk_text is not None and to_view(disk_text) != before.view:
+            why = "the file on disk no longer holds what the buffer shows"
+        else:
+            return
+        raise ToolError(
+            ErrorCode.STALE,
+            f"{path} is open in the editor and {why}, so it was not deleted: that text is "
+            "not all kept in history and would be lost. Ask the user to save or close the "
+            "file, then read it again and retry.",
+            path=path,
+            refreshed=False,
+        )
 
     def _not_deleted(self, path: str) -> None:
         """A deletion that did not happen: a later one by someone else is reported."""
