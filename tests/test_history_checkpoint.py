@@ -184,3 +184,41 @@ async def test_a_history_store_that_cannot_be_written_never_blocks_a_change(
     assert r["ok"], r
     assert f.read_text() == "new\n"
     assert "could not be kept for undo" in r["message"]
+
+
+async def test_rewind_follows_the_deny_globs_of_today(
+    client: LanguageClient, workspace: Path
+) -> None:
+    (workspace / "secret").mkdir()
+    x, y = workspace / "secret" / "x.txt", workspace / "open.txt"
+    x.write_text("orig\n")
+    y.write_text("y1\n")
+    for f in (x, y):
+        await call(client, READ, file_path=str(f), session="a")
+    cp = await call(client, CHECKPOINT, session="a")
+    assert (
+        await call(
+            client, EDIT, file_path=str(x), old_string="orig", new_string="agent", session="a"
+        )
+    )["ok"]
+    assert (
+        await call(
+            client,
+            WRITE,
+            file_path=str(workspace / "secret" / "new.txt"),
+            content="n\n",
+            session="a",
+        )
+    )["ok"]
+    assert (await call(client, WRITE, file_path=str(y), content="y2\n", session="a"))["ok"]
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"steadyhand": {"denyGlobs": ["secret/**"]}})
+    )
+    assert (await call(client, READ, file_path=str(x)))["error"] == "denied"
+    out = await call(client, REWIND, session="a", checkpoint=cp["checkpoint"])
+    assert out["ok"], out
+    assert out["restored"] == [str(y)] and out["deleted"] == []
+    skipped = {s["path"]: s["reason"] for s in out["skipped"]}
+    assert set(skipped) == {str(x), str(workspace / "secret" / "new.txt")}
+    assert all("denied" in why for why in skipped.values()), skipped
+    assert x.read_text() == "agent\n" and (workspace / "secret" / "new.txt").exists()

@@ -97,6 +97,12 @@ def _plan_file(
     ctx: ToolContext, store: HistoryStore, session: str, path: str, changes: list[Version]
 ) -> _Plan | str:
     """What to do for one file, or why it is skipped."""
+    try:  # the rules of today apply: confinement, deny globs, links swapped in since
+        if ctx.resolve(path).path != path:
+            return "its path now leads elsewhere (through a symbolic link)"
+    except ToolError as err:
+        if err.code in (ErrorCode.DENIED, ErrorCode.OUTSIDE_WORKSPACE, ErrorCode.INVALID_PATH):
+            return f"agents may not change it now ({err.code})"
     others = sorted({v.session for v in changes if v.session != session})
     if others:
         who = ", ".join(repr(o) for o in others)
