@@ -8,6 +8,7 @@ import contextlib
 import json
 import logging
 import os
+import signal
 import stat
 import sys
 import threading
@@ -201,6 +202,15 @@ def serve_stdio(server: LanguageServer) -> None:
         idle = IdleTrim()
         idle.start(loop)
         done: asyncio.Future[None] = loop.create_future()
+        # Asked to stop (a client ending its session, a closed terminal): end the way a
+        # closed stdin ends, so what waits to be written after an answer (the history
+        # entry of the last change) is written first.
+        for name in ("SIGTERM", "SIGHUP"):
+            sig = getattr(signal, name, None)
+            if sig is None:
+                continue
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, lambda: None if done.done() else done.set_result(None))
         pipe, _ = await loop.connect_read_pipe(
             lambda: MessageFramer(server.protocol, stop, done, idle), stdin
         )
