@@ -291,3 +291,14 @@ def test_a_damaged_blob_is_written_again(tmp_path: Path) -> None:
     assert store.get_text(key) is None and not blob.exists()  # dropped, not trusted
     assert store.put_text(text, text_hash(text)) == key
     assert store.get_text(key) == text
+
+
+def test_every_file_of_the_store_is_private(tmp_path: Path) -> None:
+    store = HistoryStore(str(tmp_path / "h"), 10_000, 10_000)
+    store.put_text("secret text\n", "utf-8")
+    store.flush()
+    for folder, _, files in os.walk(tmp_path / "h"):
+        assert os.stat(folder).st_mode & 0o077 == 0, folder
+        for name in files:
+            path = os.path.join(folder, name)
+            assert os.stat(path).st_mode & 0o077 == 0, path

@@ -276,8 +276,10 @@ class HistoryStore:
             os.chmod(self.root, 0o700)
         meta = os.path.join(self.root, "meta.json")
         if not os.path.exists(meta):
-            with open(meta, "w", encoding="utf-8") as f:
-                json.dump({"workspace": list(self.folders), "format": 1}, f)
+            with contextlib.suppress(FileExistsError):  # another server made it meanwhile
+                fd = os.open(meta, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+                with open(fd, "w", encoding="utf-8") as f:
+                    json.dump({"workspace": list(self.folders), "format": 1}, f)
 
     def _blob_path(self, key: str) -> str:
         return os.path.join(self.blobs_dir, key[:2], key)
