@@ -341,3 +341,20 @@ def test_a_tolerated_match_keeps_the_blank_the_model_wrote_mid_line() -> None:
     plan = plan_edit(view, "def f():\n        return a ", "def f():\n        return a if ok else b")
     assert plan.tier.name == "indentation"
     assert apply_splices(view, plan.splices).startswith("def f():\n    return a if ok else b")
+
+
+@pytest.mark.parametrize(
+    ("view", "old"), [("a\n\n\nb\n", "\n\n"), ("aaa\n", "aa"), ("xyxyx\n", "xyx")]
+)
+def test_overlapping_places_are_ambiguous_whatever_the_flags(view: str, old: str) -> None:
+    for flags in (
+        {},
+        {"replace_all": True},
+        {"expected_replacements": 2},
+        {"expected_replacements": 1},
+    ):
+        with pytest.raises(ToolError) as exc:
+            plan_edit(view, old, "Z", markdown=True, **flags)  # type: ignore[arg-type]
+        assert exc.value.code == ErrorCode.AMBIGUOUS, flags
+        assert exc.value.fields["matches"] == 2
+        assert "overlapping" in exc.value.message and "replace_all" not in exc.value.message

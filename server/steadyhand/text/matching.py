@@ -906,23 +906,29 @@ def plan_edit(
         raise _no_match(view, old, path)
     want_all = replace_all or (expected_replacements is not None and expected_replacements > 1)
     cands = found.candidates
-    count = len(cands) + (1 if found.overlap is not None and not want_all else 0)
+    # Places that overlap cannot all be replaced, and neither one can be meant alone: with
+    # or without replace_all, only more context can say which.
+    count = len(cands) + (1 if found.overlap is not None else 0)
     how = "" if found.tier is EXACT else f" (with {found.tier.name} tolerance)"
-    if count > 1 and not want_all:
+    if count > 1 and (not want_all or found.overlap is not None):
         places = sorted(
             [*cands, *([found.overlap] if found.overlap else [])], key=lambda c: c.start
         )
         lines = sorted(set(line_numbers(view, [(c.start, c.end) for c in places])))
-        kind = " overlapping" if found.overlap is not None else ""
         where = f"line{'s' if len(lines) != 1 else ''} {_numbers(lines)}"
-        raise ToolError(
-            ErrorCode.AMBIGUOUS,
-            f"old_string matches {count}{kind} places in {path}{how} ({where}). "
-            "Add a few surrounding lines to old_string so it matches exactly one place, "
-            "or set replace_all to true to change all of them.",
-            matches=count,
-            lines=lines,
-        )
+        if found.overlap is not None:
+            what = (
+                f"old_string matches {count} overlapping places in {path}{how} ({where}), "
+                "so replacing one, or all of them, cannot be told apart. Add a few "
+                "surrounding characters or lines to old_string so it matches exactly one place."
+            )
+        else:
+            what = (
+                f"old_string matches {count} places in {path}{how} ({where}). Add a few "
+                "surrounding lines to old_string so it matches exactly one place, or set "
+                "replace_all to true to change all of them."
+            )
+        raise ToolError(ErrorCode.AMBIGUOUS, what, matches=count, lines=lines)
     if expected_replacements is not None and len(cands) != expected_replacements:
         lines = line_numbers(view, found.spans)
         n = len(cands)
