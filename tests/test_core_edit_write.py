@@ -534,3 +534,28 @@ async def test_write_to_a_bom_file_never_doubles_the_mark(
     r = await call(client, WRITE, file_path="bom.txt", content="\ufeffnew\n")
     assert r["ok"], r
     assert f.read_bytes() == b"\xef\xbb\xbfnew\n"
+
+
+async def test_old_string_copied_with_the_line_cut_marker_says_so(
+    client: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "long.py"
+    f.write_text("a = 1\n" + "x" * 2500 + "\nb = 2\n")
+    shown = (await call(client, READ, file_path="long.py"))["message"]
+    copied = shown.splitlines()[1].split("\t", 1)[1]  # line 2 as the read showed it
+    assert "[line cut: 500 more characters]" in copied
+    r = await call(client, EDIT, file_path="long.py", old_string=copied, new_string="y")
+    assert r["error"] == "no_match" and "End old_string before the marker" in r["message"], r
+    ok = await call(
+        client, EDIT, file_path="long.py", old_string="a = 1\nxxx", new_string="a = 2\nxxx"
+    )
+    assert ok["ok"], ok
+
+
+async def test_no_match_message_escapes_a_tab_once(client: LanguageClient, workspace: Path) -> None:
+    f = workspace / "t.txt"
+    f.write_text("alpha\nbeta\ngamma\n")
+    await call(client, READ, file_path="t.txt")
+    r = await call(client, EDIT, file_path="t.txt", old_string="     2\tbeta", new_string="B")
+    assert r["error"] == "no_match", r
+    assert "'2\\tbeta'" in r["message"] and "\\\\t" not in r["message"], r["message"]

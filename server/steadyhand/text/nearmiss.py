@@ -132,6 +132,13 @@ def _show(s: str, limit: int = 60) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
+def _q(s: str) -> str:
+    """``s`` as :func:`_show` writes it, in quotes, other unprintable characters escaped
+    once (``repr`` would escape the backslashes :func:`_show` wrote a second time)."""
+    shown = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in _show(s))
+    return f"'{shown}'"
+
+
 def _core_differences(f: str, m: str, n: int) -> list[str]:
     out: list[str] = []
     sm = difflib.SequenceMatcher(None, f, m, autojunk=False)
@@ -145,8 +152,7 @@ def _core_differences(f: str, m: str, n: int) -> list[str]:
             out.append(f"line {n} uses {kind} quotes ({fs}) where you sent {other} ones ({ms})")
         elif fs and ms and _key(fs) == _key(ms) and fs.strip(_WS) and ms.strip(_WS):
             out.append(
-                f"line {n} has {', '.join(_char_name(c) for c in fs[:3])} where you sent "
-                f"{_show(ms)!r}"
+                f"line {n} has {', '.join(_char_name(c) for c in fs[:3])} where you sent {_q(ms)}"
             )
         elif fs and not fs.strip(_WS) and (not ms or not ms.strip(_WS)):
             sent = f"you sent {describe_whitespace(ms)}" if ms else "you sent none"
@@ -158,7 +164,7 @@ def _core_differences(f: str, m: str, n: int) -> list[str]:
                 fs, ms = f, m
             else:
                 fs, ms = f[max(0, i1 - 20) : i2 + 20], m[max(0, j1 - 20) : j2 + 20]
-            out.append(f"line {n} reads {_show(fs)!r} where you sent {_show(ms)!r}")
+            out.append(f"line {n} reads {_q(fs)} where you sent {_q(ms)}")
             break
         if len(out) >= 3:
             break
@@ -255,15 +261,13 @@ def closest_region(view: str, old: str) -> NearMiss | None:
         if op in ("delete", "replace"):
             for k in range(i1, i2):
                 if k not in paired_n and needle[k].strip(_WS):
-                    diffs.append(
-                        f"your line {_show(needle[k].strip(_WS))!r} is not in the file here"
-                    )
+                    diffs.append(f"your line {_q(needle[k].strip(_WS))} is not in the file here")
         if op in ("insert", "replace"):
             for k in range(j1, j2):
                 fi = wlo + k
                 if fi not in paired_f and first < fi < last:
                     diffs.append(
-                        f"line {fi + 1} ({_show(lines[fi].strip(_WS))!r}) is in the file "
+                        f"line {fi + 1} ({_q(lines[fi].strip(_WS))}) is in the file "
                         "but not in old_string"
                     )
     hi = min(last, first + MAX_SHOWN - 1)

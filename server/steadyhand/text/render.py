@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable
 
 TRUNCATION_MARKER = " … [line cut: {n} more characters]"
+#: Finds that marker in text copied from read output.
+CUT_MARKER_RE = re.compile(r" … \[line cut: \d+ more characters\]")
 
 
 def _cut(line: str, max_line_chars: int) -> str:

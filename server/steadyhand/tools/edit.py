@@ -33,7 +33,7 @@ from steadyhand.text.matching import (
     plan_edit,
     raw_splices,
 )
-from steadyhand.text.render import snippet, snippet_at
+from steadyhand.text.render import CUT_MARKER_RE, snippet, snippet_at
 from steadyhand.tools.context import Change, ToolContext
 from steadyhand.tools.dry_run import check_fresh, note_shown
 from steadyhand.tools.notebook_edit import refuse_notebook
@@ -113,6 +113,14 @@ def plan_one(
             )
         return EditPlan(EXACT, (Splice(0, 0, to_view(new_string)),))
     markdown = os.path.splitext(path)[1].lower() in MARKDOWN_SUFFIXES
+    if CUT_MARKER_RE.search(old_string) and old_string not in view:
+        raise ToolError(
+            ErrorCode.NO_MATCH,
+            f"old_string contains the marker the read output puts where it cut a long line "
+            f"(' … [line cut: N more characters]'); that marker is not in {path}. End "
+            "old_string before the marker (or use a shorter stretch of that line) and retry.",
+            path=path,
+        )
     try:
         return plan_edit(
             view,
