@@ -173,3 +173,26 @@ async def test_undo_never_deletes_an_open_file_whose_disk_or_buffer_is_not_in_hi
     assert r3["ok"] and r3["type"] == "delete", r3
     assert not h.exists() and huri not in state.buffers
     assert uri in state.buffers
+
+
+async def test_rewind_says_which_files_it_restored_in_the_buffer_only(
+    editor_client: LanguageClient, workspace: Path
+) -> None:
+    state: EditorState = editor_client.editor  # type: ignore[attr-defined]
+    b = workspace / "b.txt"
+    b.write_text("b orig\n")
+    await call(editor_client, READ, file_path=str(b), session="A")
+    cp = await call(editor_client, CHECKPOINT, session="A")
+    r = await call(
+        editor_client, EDIT, file_path=str(b), old_string="orig", new_string="agent", session="A"
+    )
+    assert r["ok"], r
+    uri = open_doc(editor_client, state, b)
+    await settle()
+    b.write_text("b agent\nexternal\n")  # another program, behind the clean buffer
+    await settle(0.3)
+    out = await call(editor_client, REWIND, session="A", checkpoint=cp["checkpoint"])
+    assert out["restored"] == [str(b)] and out["not_on_disk"] == [str(b)], out
+    assert "in the editor's buffer only" in out["message"], out["message"]
+    assert b.read_text() == "b agent\nexternal\n"  # the other program's text is kept
+    assert state.buffers[uri].text == "b orig\n"

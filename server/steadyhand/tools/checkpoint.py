@@ -147,6 +147,7 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
             deleted=[],
             skipped=[],
             unchanged=[],
+            not_on_disk=[],
         )
     async with AsyncExitStack() as stack:
         for path in sorted(locked):
@@ -180,8 +181,13 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
                 continue
             plans.append(outcome)
         # All or nothing, even if the request is cancelled halfway.
-        restored, deleted = await run_to_end(_apply_all(ctx, plans, p.session))
-    lines = [f"- restored {x}" for x in restored]
+        restored, deleted, buffer_only = await run_to_end(_apply_all(ctx, plans, p.session))
+    lines = [
+        f"- restored {x} in the editor's buffer only: {buffer_only[x]}"
+        if x in buffer_only
+        else f"- restored {x}"
+        for x in restored
+    ]
     lines += [f"- deleted {x} (this session created it)" for x in deleted]
     lines += [f"- unchanged {x} (already as at the checkpoint)" for x in unchanged]
     lines += [f"- skipped {s['path']}: {s['reason']}" for s in skipped]
@@ -201,21 +207,25 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
         deleted=deleted,
         skipped=skipped,
         unchanged=unchanged,
+        not_on_disk=sorted(buffer_only),
     )
 
 
 async def _apply_all(
     ctx: ToolContext, plans: list[_Plan], session: str
-) -> tuple[list[str], list[str]]:
-    """Apply every plan, or none: on a failure the ones already applied are put back."""
+) -> tuple[list[str], list[str], dict[str, str]]:
+    """Apply every plan, or none: on a failure the ones already applied are put back.
+    Returns what was restored, what was deleted, and for restores that reached only an
+    editor buffer (not the disk) why."""
     done: list[_Plan] = []
+    buffer_only: dict[str, str] = {}
     try:
         for plan in plans:
             if plan.text is None:
                 assert plan.now is not None
                 await remove(ctx, plan.path, plan.now, tool="rewind", session=session)
             else:
-                await restore(
+                applied = await restore(
                     ctx,
                     plan.path,
                     plan.now,
@@ -224,6 +234,8 @@ async def _apply_all(
                     tool="rewind",
                     session=session,
                 )
+                if not applied.on_disk:
+                    buffer_only[plan.path] = applied.note or "the file on disk was not changed"
             done.append(plan)
     except Exception as err:
         failed = plan.path
@@ -244,7 +256,7 @@ async def _apply_all(
         ) from err
     restored = [x.path for x in done if x.text is not None]
     deleted = [x.path for x in done if x.text is None]
-    return restored, deleted
+    return restored, deleted, buffer_only
 
 
 async def _roll_back(ctx: ToolContext, done: list[_Plan], session: str) -> list[str]:
