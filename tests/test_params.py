@@ -117,3 +117,18 @@ def test_messages_for_odd_argument_shapes() -> None:
         P.parse_arguments(P.PingParams, ({"file_path": "x"},))
     with pytest.raises(P.ParamsError, match=r"1 is the first line; 0 counts as 1"):
         P.parse_arguments(P.ReadParams, ({"file_path": "x", "offset": -1},))
+
+
+def test_a_missing_key_inside_a_list_item_names_the_item() -> None:
+    with pytest.raises(
+        P.ParamsError, match=r"Missing required parameter `new_string` .* in `edits\[1\]`"
+    ):
+        P.parse_arguments(
+            P.MultiEditParams,
+            (
+                {
+                    "file_path": "f",
+                    "edits": [{"old_string": "a", "new_string": "b"}, {"old_string": "x"}],
+                },
+            ),
+        )

@@ -344,8 +344,10 @@ def structure(cls: type[P], raw: Any, *, where: str = "the arguments") -> P:
         value = raw.get(f.name)
         if value is None:
             if f.required:
+                inside = "" if where == "the arguments" else f" in {where}"
                 raise ParamsError(
-                    f"Missing required parameter `{f.name}` ({_type_name(f.hint)}).", f.name
+                    f"Missing required parameter `{f.name}` ({_type_name(f.hint)}){inside}.",
+                    f.name,
                 )
             continue
         if type(value) is not f.plain:
