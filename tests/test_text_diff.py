@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from steadyhand.state.file_state import merge_ranges, ranges_through
 from steadyhand.text.diff import (
     changed_runs,
-    region_diff,
     splices_diff,
     stat,
     unified,
@@ -148,11 +147,6 @@ def test_a_diff_around_the_splices_applies(case: tuple[str, list[Splice]]) -> No
     # the splices' lines handed in (as an edit does) give the same diff
     firsts = [old.count("\n", 0, sp.start) + 1 for sp in splices]
     assert splices_diff(old, new, list(splices), name="f", firsts=firsts) == diff
-    if splices:  # the diff of the whole changed region is valid too
-        first, last = splices[0], splices[-1]
-        end_new = last.end + len(new) - len(old)
-        region = region_diff(old, new, first.start, last.end, end_new, name="f")
-        assert apply_unified(split_lines(old), region) == split_lines(new)
     old_lines = split_lines(old)
     if len(set(old_lines)) == len(old_lines) and old.endswith("\n") and new.endswith("\n"):
         # unambiguous lines: the same hunks as a diff of the whole files
@@ -211,11 +205,6 @@ def test_diffs_give_the_new_text_exactly_final_line_end_included(
     new = apply_splices(old, splices)
     assert apply_exactly(old, splices_diff(old, new, splices, name="f")) == new
     assert apply_exactly(old, whole_diff(old, new, name="f")) == new
-    if splices:
-        first, last = splices[0], splices[-1]
-        end_new = last.end + len(new) - len(old)
-        region = region_diff(old, new, first.start, last.end, end_new, name="f")
-        assert apply_exactly(old, region) == new
 
 
 def test_a_change_of_only_the_final_line_end_shows() -> None:

@@ -7,16 +7,10 @@
  */
 import type { CommandResult } from './format';
 import { isNotebookPath, resolveToolPath } from './paths';
-import { COMMANDS } from './tools';
+import { MUTATING_COMMANDS } from './tools';
 
-/** Commands that change the file named by their `file_path`. */
-const CHANGING: ReadonlySet<string> = new Set([
-  COMMANDS.edit,
-  COMMANDS.write,
-  COMMANDS.multiEdit,
-  COMMANDS.notebookEdit,
-  'steadyhand.undo',
-]);
+/** Commands that change the file named by their `file_path`: the agent's edits, and undo. */
+const CHANGING: ReadonlySet<string> = new Set([...MUTATING_COMMANDS, 'steadyhand.undo']);
 
 /**
  * The notebook a command would change, as an absolute path, when the call changes a notebook

@@ -24,7 +24,7 @@ from steadyhand.documents.open_docs import OpenDocuments
 from steadyhand.documents.positions import PositionIndex, encoding_name, line_starts
 from steadyhand.documents.snapshot import Snapshot, from_text, mixed_view
 from steadyhand.fs.atomic import atomic_write
-from steadyhand.fs.reader import decode_or_refuse, read_all
+from steadyhand.fs.reader import decode_or_refuse, encode_or_refuse, read_all
 from steadyhand.fs.syscalls import Syscalls
 from steadyhand.protocol.commands import SAVE_DOCUMENTS
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -184,12 +184,6 @@ def disk_file(path: str) -> tuple[bytes | None, str | None, Encoding]:
     except ToolError:
         return data, None, UTF8
     return data, text, enc
-
-
-def disk_state(path: str) -> tuple[str | None, Encoding]:
-    """The disk's text (None if missing, unreadable or not text) and its encoding."""
-    _, text, enc = disk_file(path)
-    return text, enc
 
 
 class EditorWorld:
@@ -364,20 +358,8 @@ class EditorWorld:
         encoding that cannot hold the new text (Latin-1, say): saved, the file would have
         to change its encoding behind the user's back. Nothing is changed yet."""
         enc = self.disk_encodings.get(change.path)
-        if enc is None or enc.codec.startswith("utf"):
-            return
-        try:
-            enc.encode(change.new_raw)
-        except UnicodeEncodeError as exc:
-            bad = exc.object[exc.start : exc.end]
-            raise ToolError(
-                ErrorCode.IO_ERROR,
-                f"{change.path} is stored as {enc.label}, which cannot hold the character(s) "
-                f"{bad!r} you sent, so nothing was changed (neither the buffer in the editor "
-                "nor the file). Use characters that encoding can store (or an escape), and "
-                "retry.",
-                path=change.path,
-            ) from exc
+        if enc is not None and not enc.codec.startswith("utf"):
+            encode_or_refuse(change.path, change.new_raw, enc)
 
     def _write_behind_editor(self, change: Change, before: Snapshot) -> Applied:
         """A change to an open buffer, for a client that takes no ``workspace/applyEdit``:
@@ -528,13 +510,13 @@ class EditorWorld:
         """Refuse (``stale``) to delete an open document unless its buffer and the disk
         both hold the text ``before`` has (the one kept in history): unsaved typing, or a
         file changed on disk behind a clean buffer, would be lost with it."""
-        _, disk_text, _ = disk_file(path)
         if before.source == "buffer" and before.unsaved:
             why = "its buffer has unsaved changes"
-        elif disk_text is not None and to_view(disk_text) != before.view:
-            why = "the file on disk no longer holds what the buffer shows"
         else:
-            return
+            _, disk_text, _ = disk_file(path)
+            if disk_text is None or to_view(disk_text) == before.view:
+                return
+            why = "the file on disk no longer holds what the buffer shows"
         raise ToolError(
             ErrorCode.STALE,
             f"{path} is open in the editor and {why}, so it was not deleted: that text is "
@@ -689,16 +671,16 @@ class EditorWorld:
                 "because saveAfterEdit is set to never.",
             )
         found, disk_text, enc = disk_file(change.path)
-        # The disk changed (or went) behind the buffer since the buffer last matched it:
-        # writing the buffer now would lose the other program's bytes, whatever the mode.
-        moved = self.disk_moved(change.path, found) if had_unsaved else None
+        # The disk changed (or went) since the buffer last matched it: behind a buffer
+        # with unsaved changes, or, for a clean one, while the change was being made.
+        # Writing the buffer now would lose the other program's bytes, whatever the mode
+        # and however the save is done.
+        moved = self.disk_moved(change.path, found)
         if moved is not None:
-            return self._not_saved(change.path, text, version, _BEHIND[moved])
-        # A clean buffer matched the disk when the change was checked: another program
-        # writing or deleting the file since keeps its version, however the save is done.
-        meanwhile = None if had_unsaved else self.disk_moved(change.path, found)
-        if meanwhile is not None:
-            why = _DISK_CHANGED if meanwhile == "changed" else _DISK_DELETED
+            if had_unsaved:
+                why = _BEHIND[moved]
+            else:
+                why = _DISK_CHANGED if moved == "changed" else _DISK_DELETED
             return self._not_saved(change.path, text, version, why)
         if mode == "whenClean" and had_unsaved:
             typed = self.typed_since_match(change.path, before)

@@ -124,6 +124,23 @@ def decode_or_refuse(path: str, data: bytes) -> tuple[str, Encoding]:
         ) from exc
 
 
+def encode_or_refuse(path: str, text: str, enc: Encoding) -> bytes:
+    """``text`` in the encoding ``enc`` the file ``path`` is stored in; ``io_error`` when
+    that encoding cannot hold some character of it (a file never changes its encoding
+    behind the user's back)."""
+    try:
+        return enc.encode(text)
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end]
+        raise ToolError(
+            ErrorCode.IO_ERROR,
+            f"{path} is stored as {enc.label}, which cannot hold the character(s) {bad!r} "
+            "you sent, so nothing was changed. Use characters that encoding can store (or "
+            "an escape), and retry.",
+            path=path,
+        ) from exc
+
+
 @dataclass(frozen=True, slots=True)
 class Window:
     """A window of lines of a large file, from one streaming pass."""

@@ -456,8 +456,5 @@ class SessionRegistry:
                 out.append(rec)
         return out
 
-    def is_tracked(self, path: str) -> bool:
-        return any(path in s for s in self._sessions.values())
-
     def tracked_paths(self) -> set[str]:
         return {p for s in self._sessions.values() for p in s.paths()}

@@ -408,35 +408,6 @@ def stat(diff: str) -> DiffStat:
     return DiffStat(diff.count("\n+") - 1, diff.count("\n-"))
 
 
-def region_diff(
-    old_view: str,
-    new_view: str,
-    change_start: int,
-    change_end_old: int,
-    change_end_new: int,
-    *,
-    name: str,
-    line: int | None = None,
-) -> str:
-    """Diff of a change confined to ``old_view[change_start:change_end_old]``.
-
-    ``new_view`` differs from ``old_view`` only between ``change_start`` and
-    ``change_end_new``. Only the lines around that region (plus context) are diffed.
-    ``line``: the 1-based line of ``change_start``, when the caller knows it.
-    """
-    return _window_diff(
-        old_view,
-        new_view,
-        change_start,
-        change_end_old,
-        shift=0,
-        growth=change_end_new - change_end_old,
-        line=old_view.count("\n", 0, change_start) + 1 if line is None else line,
-        line_shift=0,
-        name=name,
-    )
-
-
 def splices_diff(
     old_view: str,
     new_view: str,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from stat import S_ISDIR
 
 from steadyhand.documents.snapshot import prime_endings
+from steadyhand.fs.reader import encode_or_refuse
 from steadyhand.guards.protected import check_writable
 from steadyhand.guards.world import check_secrets, dry_run_fields, findings_fields, secrets_warning
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -27,16 +28,7 @@ from steadyhand.tools.records import (
 
 def encode_for(ctx: ToolContext, path: str, text: str, enc: Encoding) -> bytes:
     """Bytes to store, or ``too_large`` / ``io_error`` when they cannot be stored."""
-    try:
-        data = enc.encode(text)
-    except UnicodeEncodeError as exc:
-        bad = exc.object[exc.start : exc.end]
-        raise ToolError(
-            ErrorCode.IO_ERROR,
-            f"{path} is stored as {enc.label}, which cannot hold the character(s) {bad!r} "
-            "you sent. Use characters that encoding can store (or an escape), and retry.",
-            path=path,
-        ) from exc
+    data = encode_or_refuse(path, text, enc)
     cap = ctx.settings.max_write_bytes
     if len(data) > cap:
         raise ToolError(
