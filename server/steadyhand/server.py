@@ -35,35 +35,13 @@ from steadyhand.history.world import configure as configure_history
 from steadyhand.paths.resolve import Roots
 from steadyhand.protocol import commands
 from steadyhand.protocol.errors import ErrorCode, ToolError
-from steadyhand.protocol.params import (
-    CheckpointParams,
-    CloseParams,
-    EditParams,
-    ForkParams,
-    HistoryParams,
-    MultiEditParams,
-    NotebookEditParams,
-    ParamsError,
-    PingParams,
-    ReadParams,
-    RewindParams,
-    UndoParams,
-    WriteParams,
-    parse_arguments,
-)
-from steadyhand.protocol.results import Result, failure, success
+from steadyhand.protocol.params import ParamsError
+from steadyhand.protocol.results import Result, success
 from steadyhand.state.content_store import ContentStore
 from steadyhand.state.file_state import SessionRegistry
 from steadyhand.state.hashing import content_hash
-from steadyhand.tools import checkpoint as checkpoint_tools
-from steadyhand.tools import edit as edit_tool
-from steadyhand.tools import multi_edit as multi_edit_tool
-from steadyhand.tools import notebook_edit as notebook_tool
-from steadyhand.tools import read as read_tool
-from steadyhand.tools import sessions as session_tools
-from steadyhand.tools import undo as undo_tools
-from steadyhand.tools import write as write_tool
 from steadyhand.tools.context import ToolContext
+from steadyhand.tools.table import COMMANDS, Command, parse, run
 from steadyhand.watcher import Watcher
 
 log = logging.getLogger("steadyhand")
@@ -99,6 +77,8 @@ class SteadyhandServer(LanguageServer):
             syscalls=syscalls,
             world=self.editor,
             on_change=self._changed_by_agent,
+            on_success=self.ensure_watching,
+            status=lambda: success("pong", version=__version__, watcher=self.watcher_status()),
         )
         # Every change passes the guards, then has the content it replaces kept in history.
         self.ctx.world = GuardedWorld(HistoryWorld(self.ctx.world, self.ctx), self.ctx)
@@ -318,39 +298,20 @@ FOLDER_SETTLE_S = 0.05
 server = None  # replaced by create_server(); kept for type checkers
 
 
-async def _run(
-    ls: SteadyhandServer,
-    cls: type[P],
-    args: tuple[Any, ...],
-    tool: Callable[[ToolContext, P], Awaitable[Result] | Result],
-    *,
-    watch: bool = True,
-) -> Result:
-    """Run ``tool`` on the parsed ``args``; a refusal or a bug becomes a failed result.
-    ``watch``: a success starts the watcher (a health check leaves it as it is)."""
-    try:
-        params = parse_arguments(cls, args)
-    except ParamsError as exc:
-        raise JsonRpcInvalidParams(
-            message=f"Invalid params: {exc}", data={"field": exc.field_name}
-        ) from exc
-    try:
-        out = tool(ls.ctx, params)
-        result = out if isinstance(out, dict) else await out
-        if watch and result.get("ok"):
-            ls.ensure_watching()
-    except ToolError as err:
-        path = getattr(params, "file_path", None)
-        result = failure(err, path if isinstance(path, str) else None)
-    except Exception as exc:  # a bug must still answer, never crash the server
-        log.exception("command failed")
-        internal = ToolError(
-            ErrorCode.IO_ERROR,
-            f"Steadyhand failed unexpectedly ({type(exc).__name__}: {exc}). Retry once; if "
-            "it fails again, tell the user.",
-        )
-        result = failure(internal)
-    return result
+def _handler(command: Command) -> Callable[..., Awaitable[Result]]:
+    """The ``workspace/executeCommand`` handler of ``command``: arguments that do not fit
+    are a JSON-RPC InvalidParams error naming the field; everything else is a result."""
+
+    async def handle(ls: SteadyhandServer, *args: Any) -> Result:
+        try:
+            params = parse(command, args)
+        except ParamsError as exc:
+            raise JsonRpcInvalidParams(
+                message=f"Invalid params: {exc}", data={"field": exc.field_name}
+            ) from exc
+        return await run(ls.ctx, command, params)
+
+    return handle
 
 
 def create_server() -> SteadyhandServer:
@@ -439,58 +400,7 @@ def create_server() -> SteadyhandServer:
     def on_folders(ls: SteadyhandServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
         ls.apply_settings(ls.ctx.settings)
 
-    @ls.command(commands.READ)
-    async def read(ls: SteadyhandServer, *args: Any) -> Result:
-        return await _run(ls, ReadParams, args, read_tool.read)
-
-    @ls.command(commands.EDIT)
-    async def edit(ls: SteadyhandServer, *args: Any) -> Result:
-        return await _run(ls, EditParams, args, edit_tool.edit)
-
-    @ls.command(commands.WRITE)
-    async def write(ls: SteadyhandServer, *args: Any) -> Result:
-        return await _run(ls, WriteParams, args, write_tool.write)
-
-    @ls.command(commands.MULTI_EDIT)
-    async def multi_edit(ls: SteadyhandServer, *args: Any) -> Result:
-        return await _run(ls, MultiEditParams, args, multi_edit_tool.multi_edit)
-
-    @ls.command(commands.SESSION_FORK)
-    async def fork(ls: SteadyhandServer, *args: Any) -> Result:
-        return await _run(ls, ForkParams, args, session_tools.fork)
-
-    @ls.command(commands.SESSION_CLOSE)
-    async def close(ls: SteadyhandServer, *args: Any) -> Result:
-        return await _run(ls, CloseParams, args, session_tools.close)
-
-    @ls.command(commands.HISTORY)
-    async def history(ls: SteadyhandServer, *args: Any) -> Result:
-        return await _run(ls, HistoryParams, args, undo_tools.history)
-
-    @ls.command(commands.UNDO)
-    async def undo(ls: SteadyhandServer, *args: Any) -> Result:
-        return await _run(ls, UndoParams, args, undo_tools.undo)
-
-    @ls.command(commands.CHECKPOINT)
-    async def checkpoint(ls: SteadyhandServer, *args: Any) -> Result:
-        return await _run(ls, CheckpointParams, args, checkpoint_tools.checkpoint)
-
-    @ls.command(commands.REWIND)
-    async def rewind(ls: SteadyhandServer, *args: Any) -> Result:
-        return await _run(ls, RewindParams, args, checkpoint_tools.rewind)
-
-    @ls.command(commands.NOTEBOOK_EDIT)
-    async def notebook_edit(ls: SteadyhandServer, *args: Any) -> Result:
-        return await _run(ls, NotebookEditParams, args, notebook_tool.notebook_edit)
-
-    @ls.command(commands.PING)
-    async def ping(ls: SteadyhandServer, *args: Any) -> Result:
-        return await _run(
-            ls,
-            PingParams,
-            args,
-            lambda ctx, p: success("pong", version=__version__, watcher=ls.watcher_status()),
-            watch=False,
-        )
+    for command in COMMANDS.values():
+        ls.command(command.name)(_handler(command))
 
     return ls

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from steadyhand.config import Settings
 from steadyhand.documents.snapshot import Snapshot, from_disk
@@ -87,6 +87,10 @@ class ToolContext:
     on_change: Callable[[str, str], Awaitable[None] | None] | None = None
     #: Where replaced versions are kept (None: history is off).
     history: HistoryStore | None = None
+    #: Called after a command succeeded (the server starts watching the roots then).
+    on_success: Callable[[], None] | None = None
+    #: The health check's answer (``ping``): the server fills in what it knows.
+    status: Callable[[], dict[str, Any]] = field(default=lambda: {"ok": True, "message": "pong"})
 
     def resolve(self, file_path: str) -> ResolvedPath:
         return resolve(file_path, self.roots)
