@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from steadyhand.dispatch import _Resume
 from steadyhand.server import SteadyhandServer, create_server
+from steadyhand.tasks import Resume
 from steadyhand.transport import handle_body
 
 
@@ -199,7 +199,7 @@ async def test_a_started_coroutine_is_driven_to_its_end() -> None:
     coro = work()
     waiting_on = coro.send(None)  # runs up to `await gate`
     assert waiting_on is gate and log == ["start"]
-    task = loop.create_task(_Resume(coro, waiting_on))
+    task = loop.create_task(Resume(coro, waiting_on))
     await asyncio.sleep(0)
     assert not task.done()
     gate.set_result(21)
@@ -219,7 +219,7 @@ async def test_cancellation_and_errors_reach_the_started_coroutine() -> None:
 
     for before_first_step in (False, True):
         coro = waits_forever()
-        task = loop.create_task(_Resume(coro, coro.send(None)))
+        task = loop.create_task(Resume(coro, coro.send(None)))
         if not before_first_step:
             await asyncio.sleep(0)
         task.cancel()
@@ -234,7 +234,7 @@ async def test_cancellation_and_errors_reach_the_started_coroutine() -> None:
         raise ValueError("boom")
 
     coro2 = fails()
-    task2 = loop.create_task(_Resume(coro2, coro2.send(None)))
+    task2 = loop.create_task(Resume(coro2, coro2.send(None)))
     gate.set_result(None)
     with pytest.raises(ValueError, match="boom"):
         await task2

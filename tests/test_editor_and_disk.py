@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 
 from steadyhand import server as server_mod
 from steadyhand.apply.editor import EditorWorld, line_splices
+from steadyhand.change import Change
 from steadyhand.documents.snapshot import from_text
 from steadyhand.state.file_state import FileRecord, SessionRegistry
 from steadyhand.state.hashing import content_hash, text_hash
 from steadyhand.state.staleness import is_stale
 from steadyhand.text.encoding import UTF8
-from steadyhand.text.matching import Splice, apply_splices
-from steadyhand.tools.context import Change
+from steadyhand.text.splices import Splice, apply_splices
 
 READ, EDIT = "steadyhand.read", "steadyhand.edit"
 FILE_CHANGED = "steadyhand/fileChanged"

@@ -17,7 +17,7 @@ from steadyhand.formats import notebook as nb_fmt
 from steadyhand.formats import outline as outline_fmt
 from steadyhand.formats.pdf import parse_pages
 from steadyhand.text.lines import split_lines, to_view
-from steadyhand.text.matching import apply_splices
+from steadyhand.text.splices import apply_splices
 
 _text = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"),

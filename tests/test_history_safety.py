@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 
 from steadyhand.apply.disk import DiskWorld
+from steadyhand.apply.guarded import GuardedWorld
+from steadyhand.apply.history import HistoryWorld, configure
 from steadyhand.config import Settings
+from steadyhand.context import ToolContext
 from steadyhand.fs.syscalls import Syscalls
-from steadyhand.guards.world import GuardedWorld
 from steadyhand.history import store as store_module
-from steadyhand.history import world as history_world
 from steadyhand.history.store import HistoryStore
-from steadyhand.history.world import HistoryWorld, configure
 from steadyhand.paths.resolve import Roots
 from steadyhand.protocol.errors import ToolError
 from steadyhand.protocol.params import (
@@ -34,11 +34,11 @@ from steadyhand.protocol.params import (
 from steadyhand.protocol.results import failure
 from steadyhand.state.content_store import ContentStore
 from steadyhand.state.file_state import SessionRegistry
+from steadyhand.tasks import run_to_end
 from steadyhand.tools import checkpoint as checkpoint_tool
 from steadyhand.tools import read as read_tool
 from steadyhand.tools import undo as undo_tool
 from steadyhand.tools import write as write_tool
-from steadyhand.tools.context import ToolContext
 
 Result = dict[str, Any]
 
@@ -278,7 +278,7 @@ async def test_work_run_to_its_end_finishes_when_its_caller_is_cancelled() -> No
         steps.append("recorded")
         return "done"
 
-    caller = asyncio.ensure_future(history_world.run_to_end(change()))
+    caller = asyncio.ensure_future(run_to_end(change()))
     await asyncio.sleep(0.01)
     caller.cancel()
     await asyncio.sleep(0)
@@ -292,7 +292,7 @@ def test_work_that_never_waits_runs_at_once() -> None:
     async def change() -> str:
         return "done"
 
-    step = history_world.run_to_end(change())
+    step = run_to_end(change())
     with pytest.raises(StopIteration) as finished:  # no task, no turn of the event loop
         step.send(None)
     assert finished.value.value == "done"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from steadyhand.fs.state_dir import state_dir
 from steadyhand.history.store import (
     HistoryStore,
     Version,
-    default_base_dir,
     new_id,
     workspace_key,
 )
@@ -99,8 +99,11 @@ def test_workspace_keys_and_default_place(monkeypatch: pytest.MonkeyPatch, tmp_p
     a = workspace_key([str(tmp_path / "proj")])
     assert a.startswith("proj-") and a != workspace_key([str(tmp_path / "other" / "proj")])
     assert workspace_key([]).startswith("no-workspace-")
+    monkeypatch.delenv("STEADYHAND_STATE_DIR", raising=False)
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
-    assert default_base_dir() == str(tmp_path / "steadyhand")
+    assert state_dir() == str(tmp_path / "steadyhand")
+    monkeypatch.setenv("STEADYHAND_STATE_DIR", str(tmp_path / "explicit"))
+    assert state_dir() == str(tmp_path / "explicit")
 
 
 def test_a_large_text_is_kept_at_once_and_compressed_after_the_answer(tmp_path: Path) -> None:

@@ -12,13 +12,8 @@ from hypothesis import strategies as st
 
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.text.lines import NewlineMap, ending_stats, to_view
-from steadyhand.text.matching import (
-    INDENTATION,
-    apply_splices,
-    carry_over,
-    plan_edit,
-    raw_splices,
-)
+from steadyhand.text.matching import INDENTATION, carry_over, plan_edit
+from steadyhand.text.splices import apply_splices, raw_splices
 
 SETTINGS = settings(
     max_examples=int(os.environ.get("STEADYHAND_EXAMPLES", "300")),

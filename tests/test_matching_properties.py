@@ -12,16 +12,8 @@ from hypothesis import strategies as st
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.text.encoding import Encoding, decode
 from steadyhand.text.lines import NewlineMap, ending_stats, to_view
-from steadyhand.text.matching import (
-    EXACT,
-    TIERS,
-    Splice,
-    apply_splices,
-    compose,
-    locate,
-    plan_edit,
-    raw_splices,
-)
+from steadyhand.text.matching import EXACT, TIERS, locate, plan_edit
+from steadyhand.text.splices import Splice, apply_splices, compose, raw_splices
 
 SETTINGS = settings(
     max_examples=int(os.environ.get("STEADYHAND_EXAMPLES", "300")),

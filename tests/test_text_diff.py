@@ -22,7 +22,7 @@ from steadyhand.text.diff import (
     whole_diff,
 )
 from steadyhand.text.lines import split_lines
-from steadyhand.text.matching import Splice, apply_splices
+from steadyhand.text.splices import Splice, apply_splices
 
 
 def _hunks(diff: str) -> Iterator[tuple[int, list[tuple[str, str, bool]]]]:

@@ -18,6 +18,7 @@ from steadyhand.state.file_state import (
     missing_lines,
     shift_ranges,
 )
+from steadyhand.text.chars import normalize_quotes
 from steadyhand.text.encoding import BinaryContent, Encoding, decode
 from steadyhand.text.lines import (
     NewlineMap,
@@ -27,7 +28,7 @@ from steadyhand.text.lines import (
     to_view,
     with_endings,
 )
-from steadyhand.text.matching import Splice, apply_splices, normalize_quotes
+from steadyhand.text.splices import Splice, apply_splices
 
 line_text = st.text(st.characters(blacklist_characters="\r\n"), max_size=20)
 endings = st.sampled_from(["\n", "\r\n", "\r"])
@@ -68,7 +69,7 @@ def test_newline_map_splices_keep_untouched_bytes(raw: str, data: st.DataObject)
 
 
 def _splice(a: int, b: int, text: str):  # type: ignore[no-untyped-def]
-    from steadyhand.text.matching import Splice
+    from steadyhand.text.splices import Splice
 
     return Splice(a, b, text)
 
@@ -302,7 +303,7 @@ def test_a_session_is_a_bounded_lru_of_records() -> None:
 @given(st.text(st.sampled_from("a\r\n"), max_size=40), st.data())
 def test_ending_stats_after_several_splices(old: str, data: st.DataObject) -> None:
     from steadyhand.text.lines import ending_stats_spliced
-    from steadyhand.text.matching import Splice
+    from steadyhand.text.splices import Splice
 
     cuts = sorted(data.draw(st.lists(st.integers(0, len(old)), max_size=8)))
     splices = [
@@ -508,7 +509,7 @@ def test_lines_shown_after_splices_are_those_seen_or_written(
 def test_the_changed_core_of_a_splice_does_the_same_and_keeps_the_rest(
     view: str, i: int, j: int, text: str
 ) -> None:
-    from steadyhand.text.matching import changed_core
+    from steadyhand.text.splices import changed_core
 
     start, end = sorted((min(i, len(view)), min(j, len(view))))
     sp = Splice(start, end, text)

@@ -31,7 +31,7 @@ import difflib
 import functools
 import inspect
 import logging
-from collections.abc import Callable, Coroutine, Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
 from lsprotocol import types
@@ -40,6 +40,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import _prepare_command_arguments, lsp_method
 
 from steadyhand.paths.resolve import shown_path
+from steadyhand.tasks import Resume
 from steadyhand.wire import dumps
 
 log = logging.getLogger(__name__)
@@ -58,40 +59,6 @@ def _only_var_positional(handler: Callable[..., Any]) -> bool:
 
 
 _EXECUTE_KEYS = frozenset({"command", "arguments", "workDoneToken"})
-
-
-class _Resume(Coroutine[Any, Any, Any]):
-    """A coroutine already run up to yielding ``waiting_on``, for a task to drive on.
-
-    The task's first step hands out ``waiting_on``; later steps go straight to the
-    coroutine. A cancellation thrown in before that first step reaches the coroutine
-    where it waits (a generator could not catch it before it had started), so its
-    ``finally`` blocks run and a lock it queued for lets go of the queue.
-    """
-
-    def __init__(self, coro: Coroutine[Any, Any, Any], waiting_on: Any) -> None:
-        self._coro = coro
-        self._pending: list[Any] = [waiting_on]
-
-    def send(self, value: Any) -> Any:
-        if self._pending:
-            return self._pending.pop()
-        return self._coro.send(value)
-
-    def __next__(self) -> Any:  # what a task calls for send(None)
-        return self.send(None)
-
-    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
-        self._pending.clear()
-        if val is None and tb is None:
-            return self._coro.throw(typ)
-        return self._coro.throw(typ, val, tb)
-
-    def close(self) -> None:
-        self._coro.close()
-
-    def __await__(self) -> Generator[Any, Any, Any]:
-        raise TypeError("_Resume is driven by a task, not awaited")
 
 
 #: Names other tools give Steadyhand's commands (without the ``steadyhand.`` prefix).
@@ -207,7 +174,7 @@ class SteadyhandProtocol(LanguageServerProtocol):
             outcome.set_exception(exc)
         else:
             # It waits (a lock, the editor): a task drives it on from where it stopped.
-            resumed = loop.create_task(_Resume(coro, waiting_on), context=ctx)
+            resumed = loop.create_task(Resume(coro, waiting_on), context=ctx)
             # so that $/cancelRequest finds it (pygls's annotation says a concurrent
             # Future, but it keeps asyncio tasks there itself)
             self._request_futures[msg_id] = resumed  # type: ignore[assignment]

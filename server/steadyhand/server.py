@@ -22,16 +22,17 @@ from pygls.lsp.server import LanguageServer
 
 from steadyhand import __version__
 from steadyhand.apply.editor import EditorWorld, disk_file
+from steadyhand.apply.guarded import GuardedWorld
+from steadyhand.apply.history import HistoryWorld
+from steadyhand.apply.history import configure as configure_history
 from steadyhand.config import Settings, settings_from
+from steadyhand.context import ToolContext
 from steadyhand.dispatch import SteadyhandProtocol
 from steadyhand.documents.open_docs import OpenDocuments
 from steadyhand.documents.open_docs import uri_to_path as doc_path
 from steadyhand.fs.atomic import start_journal
 from steadyhand.fs.reader import read_all
 from steadyhand.fs.syscalls import from_environment
-from steadyhand.guards.world import GuardedWorld
-from steadyhand.history.world import HistoryWorld
-from steadyhand.history.world import configure as configure_history
 from steadyhand.paths.resolve import Roots
 from steadyhand.protocol import commands
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -40,7 +41,6 @@ from steadyhand.protocol.results import Result, success
 from steadyhand.state.content_store import ContentStore
 from steadyhand.state.file_state import SessionRegistry
 from steadyhand.state.hashing import content_hash
-from steadyhand.tools.context import ToolContext
 from steadyhand.tools.table import COMMANDS, Command, parse, run
 from steadyhand.watcher import Watcher
 
@@ -76,22 +76,16 @@ class SteadyhandServer(LanguageServer):
             store=ContentStore(settings.content_store_bytes, settings.content_store_max_file_bytes),
             syscalls=syscalls,
             world=self.editor,
-            on_change=self._changed_by_agent,
             on_success=self.ensure_watching,
             status=lambda: success("pong", version=__version__, watcher=self.watcher_status()),
         )
         # Every change passes the guards, then has the content it replaces kept in history.
         self.ctx.world = GuardedWorld(HistoryWorld(self.ctx.world, self.ctx), self.ctx)
-        self.edits = 0
 
     def flush_pending(self) -> None:
         """Write what is still waiting to be written after an answer (history entries)."""
         if self.ctx.history is not None:
             self.ctx.history.flush()
-
-    def _changed_by_agent(self, path: str, tool: str) -> None:
-        self.edits += 1
-        self.ensure_watching()
 
     # -- watching ---------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from lsprotocol import types
 
 from steadyhand.apply.disk import delete_from_disk, write_to_disk
+from steadyhand.change import Applied, Change
 from steadyhand.config import Settings
 from steadyhand.documents.open_docs import OpenDocuments
 from steadyhand.documents.positions import PositionIndex, encoding_name, line_starts
@@ -32,8 +33,7 @@ from steadyhand.state.hashing import content_hash, text_hash
 from steadyhand.text.diff import line_opcodes, stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
 from steadyhand.text.lines import NewlineMap, ending_stats, to_view, with_endings
-from steadyhand.text.matching import Splice, apply_splices, changed_core, raw_splices
-from steadyhand.tools.context import Applied, Change
+from steadyhand.text.splices import Splice, apply_splices, changed_core, raw_splices
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,6 @@ import json
 import logging
 import os
 import secrets
-import sys
 import threading
 import time
 import zlib
@@ -90,20 +89,6 @@ def _write_file(
         return False
     os.replace(tmp, path)
     return True
-
-
-def default_base_dir() -> str:
-    """Where history lives unless the ``historyDir`` setting says otherwise."""
-    env = os.environ.get("XDG_STATE_HOME")
-    if env:
-        return os.path.join(env, "steadyhand")
-    home = os.path.expanduser("~")
-    if sys.platform == "win32":
-        local = os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
-        return os.path.join(local, "steadyhand", "state")
-    if sys.platform == "darwin":
-        return os.path.join(home, "Library", "Application Support", "steadyhand")
-    return os.path.join(home, ".local", "state", "steadyhand")
 
 
 def workspace_key(folders: list[str]) -> str:

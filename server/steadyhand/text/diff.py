@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from steadyhand.text.lines import split_lines
-from steadyhand.text.matching import Splice
+from steadyhand.text.splices import Splice
 
 CONTEXT = 3
 

@@ -12,21 +12,21 @@ import itertools
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 
+from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import is_read_only, protected_pattern
 from steadyhand.history.store import Checkpoint, HistoryStore, Version
-from steadyhand.history.world import run_to_end
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import CheckpointParams, RewindParams
 from steadyhand.protocol.results import Result, success
-from steadyhand.tools.context import ToolContext
-from steadyhand.tools.undo import (
+from steadyhand.tasks import run_to_end
+from steadyhand.tools.mutation import remove
+from steadyhand.tools.versions import (
     clock,
     current_content,
     iso,
     not_text,
     refresh,
-    remove,
     require_history,
     restore,
     store_failed,

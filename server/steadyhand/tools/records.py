@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.results import Result, success
 from steadyhand.state.file_state import FileRecord, Range, Session, ranges_through
 from steadyhand.state.staleness import is_stale
 from steadyhand.text.diff import changed_runs, whole_diff
 from steadyhand.text.lines import EndingStats, line_ending_name
-from steadyhand.tools.context import ToolContext
 
 
 def record_for(
@@ -64,6 +65,19 @@ def remember(ctx: ToolContext, snap: Snapshot) -> int:
     """Keep the text in the content store so a later stale refusal can show a diff;
     returns where it is kept, for the record."""
     return ctx.store.put(snap.view_hash, snap.view)
+
+
+def file_unchanged(path: str, start: int, fields: dict[str, object], *, what: str) -> Result:
+    """The answer to a read of ``what`` ("these lines", "this part") the session was
+    shown before, of content that has not changed since: not repeated."""
+    return success(
+        f"{path} is unchanged since you last read {what} in this session; what you saw "
+        "then is still current, so it is not repeated here.",
+        type="file_unchanged",
+        start_line=start,
+        num_lines=0,
+        **fields,
+    )
 
 
 def require_read(session: Session, path: str, tool: str) -> FileRecord:

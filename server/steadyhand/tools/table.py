@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from steadyhand.context import ToolContext
 from steadyhand.protocol import commands as names
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import (
@@ -41,7 +42,6 @@ from steadyhand.tools import read as read_tool
 from steadyhand.tools import sessions as session_tools
 from steadyhand.tools import undo as undo_tools
 from steadyhand.tools import write as write_tool
-from steadyhand.tools.context import ToolContext
 
 log = logging.getLogger("steadyhand")
 

@@ -7,98 +7,30 @@ undoing it again brings the change back.
 
 from __future__ import annotations
 
-import datetime
-import os
-
+from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import check_writable
 from steadyhand.history.store import HistoryStore, Version
-from steadyhand.history.world import delete_via, encoding_from_label
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import HistoryParams, UndoParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.text.diff import stat, whole_diff
-from steadyhand.tools.context import Applied, Change, ToolContext
-from steadyhand.tools.records import full_range, record_for, remember
-from steadyhand.tools.write import encode_for
+from steadyhand.tools.mutation import remove
+from steadyhand.tools.versions import (
+    clock,
+    current_content,
+    iso,
+    not_text,
+    refresh,
+    require_history,
+    restorable,
+    restore,
+    untouched,
+)
 
 #: Diffs of restores are put in results only for texts up to this many characters.
 DIFF_MAX_CHARS = 200_000
 DEFAULT_HISTORY_LIMIT = 20
-
-
-def require_history(ctx: ToolContext) -> HistoryStore:
-    store = ctx.history
-    if store is None:
-        raise ToolError(
-            ErrorCode.NO_HISTORY,
-            "File history is turned off (the history setting is false), so there are no "
-            "versions to list or restore. Ask the user to turn it on.",
-        )
-    refresh(store)
-    return store
-
-
-def refresh(store: HistoryStore) -> None:
-    """Read what was appended to the index; an unusable store is ``io_error``."""
-    try:
-        store.refresh()
-    except OSError as exc:
-        raise store_failed(store, exc) from exc
-
-
-def store_failed(store: HistoryStore, exc: OSError) -> ToolError:
-    return ToolError(
-        ErrorCode.IO_ERROR,
-        f"The history store in {store.root} cannot be used ({exc.strerror or exc}), so "
-        "nothing was listed, recorded or changed. Ask the user to fix that folder (its "
-        "permissions, free space) or to set historyDir to another one, then retry.",
-    )
-
-
-def clock(t: float) -> str:
-    return datetime.datetime.fromtimestamp(t).strftime("%H:%M:%S")
-
-
-def iso(t: float) -> str:
-    return datetime.datetime.fromtimestamp(t).astimezone().isoformat(timespec="seconds")
-
-
-def current_content(ctx: ToolContext, path: str) -> Snapshot | None:
-    """The file as it is now (open buffer or disk), None if it does not exist. A file
-    that is there but is not text (binary, a folder, a device...) is a ToolError."""
-    buf = ctx.world.current(path)
-    if buf is not None:
-        return buf
-    if not os.path.lexists(path):
-        return None
-    try:
-        return ctx.snapshot(path)
-    except ToolError as err:
-        if err.code == ErrorCode.NOT_FOUND:  # deleted just now
-            return None
-        raise
-
-
-def not_text(err: ToolError) -> str:
-    """What a file that cannot be taken as text now is, for skips and listings."""
-    what = {
-        ErrorCode.BINARY: "a binary file",
-        ErrorCode.IS_DIRECTORY: "a folder",
-        ErrorCode.NOT_REGULAR_FILE: "not a regular file",
-    }.get(err.code)
-    return what or f"unreadable ({err.message.rstrip('.')})"
-
-
-def untouched(v: Version, now: Snapshot | None) -> bool:
-    """Whether the file is still exactly what change ``v`` left."""
-    if now is None:
-        return v.after_view is None
-    return v.after_view is not None and now.view_hash == v.after_view
-
-
-def restorable(store: HistoryStore, v: Version) -> bool:
-    return not v.existed or store.has(v.before)
 
 
 def version_fields(store: HistoryStore, v: Version, current: bool) -> dict[str, object]:
@@ -264,7 +196,6 @@ async def _undo_creation(
         f"Undid {who}, which created {path}: the file was deleted. Call undo again to bring "
         "it back."
     )
-    await _notify(ctx, path)
     return success(message, path=path, type="delete", undone=v.id, session=acting)
 
 
@@ -296,40 +227,4 @@ async def _restore(
     message = f"Restored {path} to the version before {who}{change}. Call undo again to redo it."
     if applied.note:
         message += " " + applied.note
-    await _notify(ctx, path)
     return success(message, **fields, session=acting, via=applied.via, on_disk=applied.on_disk)
-
-
-async def restore(
-    ctx: ToolContext,
-    path: str,
-    now: Snapshot | None,
-    text: str,
-    encoding_label: str,
-    *,
-    tool: str,
-    session: str,
-) -> Applied:
-    """Make ``text`` the content of ``path`` through the world; keep the session true."""
-    # An open buffer keeps its own encoding; on disk the version's own encoding returns
-    # (for a change made in an editor buffer: the file's encoding on disk at the time).
-    buffer = now is not None and now.source == "buffer"
-    enc = now.encoding if now is not None and buffer else encoding_from_label(encoding_label)
-    data = encode_for(ctx, path, text, enc)
-    applied = await ctx.world.apply(Change(path, now, text, data, enc, tool, session=session))
-    after = applied.snapshot
-    ctx.sessions.get(session).put(record_for(after, full_range(after), None, remember(ctx, after)))
-    return applied
-
-
-async def remove(ctx: ToolContext, path: str, now: Snapshot, *, tool: str, session: str) -> None:
-    """Delete ``path`` through the world (recorded in history, so it can be undone)."""
-    await delete_via(ctx.world, ctx, path, now, tool=tool, session=session)
-    ctx.sessions.get(session).drop(path)
-
-
-async def _notify(ctx: ToolContext, path: str) -> None:
-    if ctx.on_change is not None:
-        r = ctx.on_change(path, "undo")
-        if r is not None:
-            await r

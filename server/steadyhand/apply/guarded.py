@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 
+from steadyhand.change import Applied, Change
+from steadyhand.context import ToolContext, WorldLayer
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import check_writable
 from steadyhand.guards.secrets import Finding, describe, scan_added
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.text.lines import to_view
-from steadyhand.tools.context import Applied, Change, ToolContext, WorldLayer
 
 #: Tools that put back content the file held before: never scanned for secrets (an undo
 #: must be able to restore a file that held a credential before the agent touched it).
@@ -41,7 +42,7 @@ class GuardedWorld(WorldLayer):
 
     async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
         check_writable(self.ctx, path, session)
-        from steadyhand.history.world import delete_via
+        from steadyhand.apply.history import delete_via
 
         return await delete_via(self.inner, self.ctx, path, before, tool=tool, session=session)
 

@@ -18,20 +18,22 @@ import functools
 import logging
 import os
 import time
-from collections.abc import Coroutine, Sequence
-from typing import Any, TypeVar, cast
+from collections.abc import Sequence
+from typing import TypeVar
 
 from steadyhand.apply.disk import delete_from_disk
-from steadyhand.dispatch import _Resume
+from steadyhand.change import Applied, Change, World
+from steadyhand.context import ToolContext, WorldLayer
 from steadyhand.documents.snapshot import Snapshot, from_disk
-from steadyhand.history.store import HistoryStore, Version, default_base_dir, new_id
+from steadyhand.fs.state_dir import state_dir
+from steadyhand.history.store import HistoryStore, Version, new_id
 from steadyhand.history.store import workspace_key as _workspace_key
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.tasks import run_to_end
 from steadyhand.text.diff import splices_diff, stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
 from steadyhand.text.lines import count_lines
-from steadyhand.text.matching import Splice, apply_splices
-from steadyhand.tools.context import Applied, Change, ToolContext, World, WorldLayer
+from steadyhand.text.splices import Splice, apply_splices
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +61,7 @@ def configure(ctx: ToolContext, folders: list[str]) -> None:
     if not s.history:
         ctx.history = None
         return
-    base = os.path.expanduser(s.history_dir) if s.history_dir else default_base_dir()
+    base = os.path.expanduser(s.history_dir) if s.history_dir else state_dir()
     root = os.path.join(os.path.abspath(base), _workspace_key(folders))
     cur = ctx.history
     if cur is not None and cur.root == root:
@@ -118,30 +120,6 @@ def _cannot_keep(store: HistoryStore, snap: Snapshot, tool: str, exc: OSError | 
         "its content), then retry.",
         path=path,
     )
-
-
-async def run_to_end(work: Coroutine[Any, Any, T]) -> T:
-    """Await ``work`` to its end even when the caller is cancelled meanwhile, then pass
-    the cancellation on. Changes that may already have reached a file are finished and
-    recorded (a rewind: all of them, or rolled back), never left half done."""
-    # Most changes never wait (a disk write): they run at once, as an await would run
-    # them; a task takes over only when the work has to wait for something.
-    try:
-        waiting_on = work.send(None)
-    except StopIteration as done:
-        return cast(T, done.value)
-    task = asyncio.get_running_loop().create_task(_Resume(work, waiting_on))
-    cancelled = False
-    while not task.done():
-        try:
-            await asyncio.wait({task})  # cancelling the wait leaves the task running
-        except asyncio.CancelledError:
-            cancelled = True
-    if cancelled:
-        if not task.cancelled():
-            task.exception()  # its outcome is in the files and in history
-        raise asyncio.CancelledError
-    return cast(T, task.result())
 
 
 def _record(
@@ -320,6 +298,5 @@ __all__ = [
     "configure",
     "delete_via",
     "encoding_from_label",
-    "run_to_end",
     "unwrap",
 ]

@@ -1,0 +1,59 @@
+"""Creating a file that does not exist yet: by ``write``, or by an edit whose
+``old_string`` is empty (``edit``, the first edit of a ``multiEdit``)."""
+
+from __future__ import annotations
+
+from steadyhand.apply.guarded import dry_run_fields, findings_fields, secrets_warning
+from steadyhand.protocol.results import Result, success
+from steadyhand.text.diff import whole_diff
+from steadyhand.text.encoding import UTF8
+from steadyhand.text.lines import count_lines, to_view
+from steadyhand.tools.mutation import Target, commit, preview
+
+
+async def create_file(target: Target, content: str) -> Result:
+    """Create ``target``'s file (and its folders) holding ``content``; in a dry run, only
+    say what would be created."""
+    path, tool = target.path, target.tool
+    change = target.change(None, content, UTF8)
+    view = to_view(content)
+    lines = count_lines(view)
+    size = len(change.data)
+    # An edit's fields: what it replaced (nothing: one exact insertion) and the diff.
+    as_edit: dict[str, object] = {}
+    if tool != "write":
+        as_edit = {"replacements": 1, "matched": "exact", "diff": whole_diff("", view, name=path)}
+    if target.dry_run:
+        findings = await preview(target.ctx, change)
+        warning = " " + secrets_warning(findings) if findings else ""
+        return success(
+            f"Dry run: {path} does not exist; the {tool} would create it with {lines} lines "
+            f"({size} bytes). Nothing was written.{warning}",
+            path=path,
+            type="create",
+            lines=lines,
+            bytes=size,
+            added=lines,
+            removed=0,
+            diff=whole_diff("", view, name=path),
+            dry_run=True,
+            **{k: v for k, v in as_edit.items() if k != "diff"},
+            **dry_run_fields(findings),
+        )
+    applied = await commit(target.ctx, change)
+    message = f"File created successfully at: {path} (wrote {lines} lines, {size} bytes)."
+    if applied.note:
+        message += " " + applied.note
+    return success(
+        message,
+        path=path,
+        type="create",
+        lines=lines,
+        bytes=size,
+        added=lines,
+        removed=0,
+        via=applied.via,
+        on_disk=applied.on_disk,
+        **as_edit,
+        **findings_fields(applied),
+    )
