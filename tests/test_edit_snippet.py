@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from steadyhand.text.lines import split_lines
 from steadyhand.text.render import snippet_at
 from steadyhand.text.splices import Splice, apply_splices
-from steadyhand.tools.edit import SNIPPET_LINES, changed_snippet
+from steadyhand.tools.edit_plan import SNIPPET_LINES, changed_snippet
 from tests.test_text_diff import spliced
 
 

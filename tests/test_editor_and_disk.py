@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from steadyhand import external as external_mod
 from steadyhand import server as server_mod
 from steadyhand.apply.editor import EditorWorld, line_splices
 from steadyhand.change import Change
@@ -34,13 +35,13 @@ def _bare_server(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[Any], list[
     sent: list[Any] = []
     reads: list[str] = []
     monkeypatch.setattr(ls.protocol, "notify", lambda method, params: sent.append(params))
-    real_read_all = server_mod.read_all
+    real_read_all = external_mod.read_all
 
     def counting(path: str) -> Any:
         reads.append(path)
         return real_read_all(path)
 
-    monkeypatch.setattr(server_mod, "read_all", counting)
+    monkeypatch.setattr(external_mod, "read_all", counting)
     return ls, sent, reads
 
 
@@ -64,7 +65,7 @@ def _disk_record(path: str, data: bytes, st: os.stat_result, **kw: Any) -> FileR
 def test_large_file_notice_decided_by_stat_without_reading(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(server_mod, "WATCH_HASH_MAX_BYTES", 64)
+    monkeypatch.setattr(external_mod, "WATCH_HASH_MAX_BYTES", 64)
     ls, sent, reads = _bare_server(monkeypatch)
     f = tmp_path / "big.log"
     data = b"x" * 100 + b"\n"

@@ -321,7 +321,7 @@ def test_ending_stats_after_several_splices(old: str, data: st.DataObject) -> No
 def test_line_lookups_in_any_order_count_from_the_start(
     texts: list[str], lookups: list[tuple[int, int, bool]]
 ) -> None:
-    from steadyhand.tools.edit import _line_at
+    from steadyhand.tools.edit_plan import _line_at
 
     for which, off, copy in lookups:
         view = texts[which % len(texts)]
@@ -370,7 +370,7 @@ def _spliced(draw: st.DrawFn) -> tuple[str, list[Splice]]:
 def test_splice_lines_and_the_changed_span_count_as_from_the_top(
     case: tuple[str, list[Splice]], known: int
 ) -> None:
-    from steadyhand.tools.edit import _line_at, changed_span, splice_lines
+    from steadyhand.tools.edit_plan import _line_at, changed_span, splice_lines
 
     view, splices = case
     key = ("disk", view + "\0splices", "utf-8")
@@ -485,7 +485,7 @@ def test_lines_shown_after_splices_are_those_seen_or_written(
     """After an edit, a line counts as shown only if it holds nothing but what the agent
     saw (every line an edit replaces had to be shown) or wrote; none between the places."""
     from steadyhand.state.file_state import merge_ranges
-    from steadyhand.tools.edit import shown_after, splice_lines
+    from steadyhand.tools.edit_plan import shown_after, splice_lines
 
     view, splices = case
     lines = splice_lines(view, splices, ("disk", view + "\0shown", "utf-8"))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from steadyhand.server import SteadyhandServer, _tracked_under
+from steadyhand.external import ExternalChanges, _tracked_under
 from steadyhand.watcher import Watcher, is_temp_name, links_tell
 
 
@@ -218,11 +218,11 @@ async def test_a_folder_recheck_lets_the_event_loop_answer_in_between() -> None:
     checked: list[str] = []
 
     class Fake:
-        def external_change(self, path: str, kind: str) -> None:
+        def changed(self, path: str, kind: str) -> None:
             time.sleep(0.001)  # about what reading and hashing a file takes
             checked.append(path)
 
-        _recheck = SteadyhandServer._recheck  # the server's own method, on this stand-in
+        _recheck = ExternalChanges._recheck  # the real method, on this stand-in
 
     paths = [f"/w/{i}.py" for i in range(40)]
     Fake()._recheck(iter(paths))  # type: ignore[arg-type]

@@ -278,6 +278,40 @@ class EditorWorld:
             self.own_stats.pop(path, None)
         return False
 
+    def as_written(self, path: str) -> bool:
+        """Whether ``path`` has exactly the size and time Steadyhand's own write left."""
+        written = self.own_stats.get(path)
+        if written is None:
+            return False
+        try:
+            st = os.stat(path)
+        except OSError:
+            return False
+        return (st.st_size, st.st_mtime_ns) == written
+
+    def disk_news(self, path: str, text: str) -> tuple[str | None, bool] | None:
+        """What to tell the agent about the disk behind the open buffer of ``path``
+        (holding ``text``): the disk's new content hash (None: gone) and whether it is
+        gone, once per new disk content; None when there is nothing to tell (Steadyhand's
+        own write, the editor's save of the buffer, what the buffer last matched, a
+        moment of unreadable file, or told already)."""
+        data, disk_text, _ = disk_file(path)
+        gone = data is None and not os.path.lexists(path)
+        now = content_hash(data) if data is not None else None
+        if self.written_by_us(path, now, gone):
+            return None
+        if self.note_disk(path, text, data, disk_text):
+            return None  # the disk holds the buffer's text (the editor saved it)
+        base = self.matched.get(path)
+        if base is not None and now == base[0]:
+            return None  # still what the buffer was last seen to match
+        if data is None and not gone:
+            return None  # unreadable for a moment: a write checks it anyway
+        if path in self.reported and self.reported[path] == now:
+            return None  # told already
+        self.reported[path] = now
+        return now, gone
+
     # -- capabilities ----------------------------------------------------------------
 
     def _workspace_edit_caps(self) -> types.WorkspaceEditClientCapabilities | None:
