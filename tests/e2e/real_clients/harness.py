@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 HERE = Path(__file__).resolve().parent
-EDITORS_DOC = HERE.parents[1] / "docs" / "editors.md"
+EDITORS_DOC = HERE.parents[2] / "docs" / "editors.md"
 
 ORIGINAL = "first line\nthe color red, the color blue\nemoji 😀 漢字 cafe\u0301 end\nsecond line\n"
 EDITED = ORIGINAL.replace("color", "colour")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.real_clients.harness import (
+from tests.e2e.real_clients.harness import (
     HERE,
     UNICODE_EDITED,
     check_common,

@@ -38,7 +38,7 @@ import pytest
 
 pytestmark = pytest.mark.timeout(1800)
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 EXT = REPO / "vscode-extension"
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 IN_CI = os.environ.get("CI", "").lower() == "true"

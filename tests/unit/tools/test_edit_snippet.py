@@ -8,7 +8,7 @@ from steadyhand.text.lines import split_lines
 from steadyhand.text.render import snippet_at
 from steadyhand.text.splices import Splice, apply_splices
 from steadyhand.tools.edit_plan import SNIPPET_LINES, changed_snippet
-from tests.test_text_diff import spliced
+from tests.unit.text.test_diff import spliced
 
 
 def _lines_of(view: str, splices: list[Splice]) -> list[tuple[int, int]]:

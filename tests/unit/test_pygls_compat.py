@@ -15,7 +15,7 @@ def test_pygls_is_the_pinned_release() -> None:
         f"pygls {pygls_compat.pygls_version()} is installed, but steadyhand.pygls_compat "
         f"was written for {pygls_compat.PINNED_PYGLS}: check every private member it uses."
     )
-    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
     assert f"pygls=={pygls_compat.PINNED_PYGLS}" in project["project"]["dependencies"]
 
 
