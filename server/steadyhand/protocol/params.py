@@ -51,6 +51,9 @@ class NotebookEditParams:
     #: "code", "markdown" or "raw": required for inserts, changes the type on replace.
     cell_type: str | None = None
     session: str = DEFAULT_SESSION
+    #: The whole diff in the result even when it is long (by default a long diff is
+    #: left out and the result says which lines changed).
+    include_diff: bool = False
 
     #: ``notebook_path`` is the name models know from other notebook tools.
     ALIASES: ClassVar[dict[str, str]] = {"notebook_path": "file_path"}
@@ -75,6 +78,9 @@ class EditParams:
     session: str = DEFAULT_SESSION
     expected_replacements: int | None = None
     dry_run: bool = False
+    #: The whole diff in the result even when it is long (by default a long diff is
+    #: left out and the result says which lines changed).
+    include_diff: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +99,9 @@ class MultiEditParams:
     edits: list[EditItem]
     session: str = DEFAULT_SESSION
     dry_run: bool = False
+    #: The whole diff in the result even when it is long (by default a long diff is
+    #: left out and the result says which lines changed).
+    include_diff: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +110,9 @@ class WriteParams:
     content: str
     session: str = DEFAULT_SESSION
     dry_run: bool = False
+    #: The whole diff in the result even when it is long (by default a long diff is
+    #: left out and the result says which lines changed).
+    include_diff: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +152,9 @@ class UndoParams:
     session: str | None = None
     #: Restore even though the file changed since Steadyhand wrote it.
     force: bool = False
+    #: The whole diff in the result even when it is long (by default a long diff is
+    #: left out and the result says which lines changed).
+    include_diff: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +168,9 @@ class RewindParams:
     #: A checkpoint id (``cp-…``) or label of this session.
     checkpoint: str
     session: str = DEFAULT_SESSION
+    #: The whole diff in the result even when it is long (by default a long diff is
+    #: left out and the result says which lines changed).
+    include_diff: bool = False
 
 
 _PAGES = re.compile(r"^\s*\d+\s*(?:-\s*\d*\s*)?(?:,\s*\d+\s*(?:-\s*\d*\s*)?)*$")

@@ -397,6 +397,47 @@ def changed_runs(diff: str) -> list[tuple[int, int, int]]:
     return runs
 
 
+def changed_ranges(diff: str, new_total: int) -> list[tuple[int, int]]:
+    """The lines of the new text a diff from :func:`unified` changed, as 1-based
+    ``(first, last)`` runs in order: each run of added or replacing lines, and for lines
+    only removed, the line that now stands where they were (the last line, when they
+    were at the end; none in a text left empty). ``new_total``: the new text's lines."""
+    out: list[tuple[int, int]] = []
+    new_line = 0  # the new text's line the next body line is at
+    start = added = 0
+    open_run = False
+
+    def close() -> None:
+        nonlocal open_run, added
+        if open_run:
+            if added:
+                out.append((start, start + added - 1))
+            elif new_total:
+                at = min(start, new_total)
+                if not out or out[-1][1] < at:
+                    out.append((at, at))
+        open_run, added = False, 0
+
+    for line in diff.split("\n")[2:]:
+        if line.startswith("@@"):
+            close()
+            new = line.split(" ")[2][1:]
+            first, _, count = new.partition(",")
+            # "+5,0" names the line before what was removed: the run is at line 6
+            new_line = int(first) + (1 if count == "0" else 0)
+        elif line.startswith(("-", "+")):
+            if not open_run:
+                open_run, start = True, new_line
+            if line[0] == "+":
+                added += 1
+                new_line += 1
+        elif line.startswith(" "):
+            close()
+            new_line += 1
+    close()
+    return out
+
+
 def stat(diff: str) -> DiffStat:
     """Lines added and removed by a diff from :func:`unified`."""
     last = _last_whole

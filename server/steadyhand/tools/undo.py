@@ -16,7 +16,9 @@ from steadyhand.protocol.params import HistoryParams, UndoParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.text.diff import stat, whole_diff
 from steadyhand.tools.mutation import remove
+from steadyhand.tools.records import diff_fields, omitted_note, total_lines
 from steadyhand.tools.versions import (
+    DIFF_MAX_CHARS,
     clock,
     current_content,
     iso,
@@ -28,8 +30,6 @@ from steadyhand.tools.versions import (
     untouched,
 )
 
-#: Diffs of restores are put in results only for texts up to this many characters.
-DIFF_MAX_CHARS = 200_000
 DEFAULT_HISTORY_LIMIT = 20
 
 
@@ -158,7 +158,7 @@ async def undo(ctx: ToolContext, p: UndoParams) -> Result:
         who = f"the {v.tool} by session {v.session!r} at {clock(v.time)}"
         if target is None:
             return await _undo_creation(ctx, path, now, acting, who, v)
-        return await _restore(ctx, path, now, target, v, acting, who)
+        return await _restore(ctx, path, now, target, v, acting, who, include_diff=p.include_diff)
 
 
 def _not_text_now(path: str, err: ToolError, v: Version) -> ToolError:
@@ -207,6 +207,8 @@ async def _restore(
     v: Version,
     acting: str,
     who: str,
+    *,
+    include_diff: bool,
 ) -> Result:
     if now is not None and now.raw == target:
         raise ToolError(
@@ -220,11 +222,16 @@ async def _restore(
     if now is not None and len(now.view) + len(applied.snapshot.view) <= DIFF_MAX_CHARS:
         diff = whole_diff(now.view, applied.snapshot.view, name=path)
         ds = stat(diff)
-        fields.update(diff=diff, added=ds.added, removed=ds.removed)
+        after = applied.snapshot
+        new_total = total_lines(after)
+        fields.update(diff_fields(ctx, diff, new_total, include_diff=include_diff))
+        fields.update(added=ds.added, removed=ds.removed)
         change = f" (+{ds.added} / -{ds.removed})"
     else:
         change = " (recreated)" if now is None else ""
     message = f"Restored {path} to the version before {who}{change}. Call undo again to redo it."
     if applied.note:
         message += " " + applied.note
+    if fields.get("diff_omitted"):
+        message += " " + omitted_note(fields)
     return success(message, **fields, session=acting, via=applied.via, on_disk=applied.on_disk)
