@@ -37,6 +37,7 @@ from steadyhand.protocol import commands
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import ParamsError
 from steadyhand.protocol.results import Result, success
+from steadyhand.rendezvous import Rendezvous
 from steadyhand.state.content_store import ContentStore
 from steadyhand.state.file_state import SessionRegistry
 from steadyhand.state.hashing import content_hash
@@ -83,6 +84,8 @@ class SteadyhandServer(LanguageServer):
         # Every change passes the guards, then has the content it replaces kept in history.
         self.ctx.world = GuardedWorld(HistoryWorld(self.ctx.world, self.ctx), self.ctx)
         self.edits = 0
+        #: The socket ``steadyhand mcp`` attaches through (rendezvous.py).
+        self.rendezvous = Rendezvous(self)
 
     def flush_pending(self) -> None:
         """Write what is still waiting to be written after an answer (history entries)."""
@@ -243,6 +246,7 @@ class SteadyhandServer(LanguageServer):
         configure_history(ctx, self.workspace_paths())
         if self.watcher is not None:
             self.watcher.enabled = settings.watch
+        self.rendezvous.update()
         log.info("settings: %s; roots: %s", settings, ctx.roots.workspace + ctx.roots.allowed)
 
 
@@ -320,6 +324,7 @@ def create_server() -> SteadyhandServer:
     @ls.feature(types.INITIALIZE)
     def on_initialize(ls: SteadyhandServer, params: types.InitializeParams) -> None:
         start_journal()  # remove temp files a crashed writer left, journal our own
+        ls.rendezvous.editor = params.client_info.name if params.client_info else ""
         ls.apply_settings(settings_from(params.initialization_options))
 
     @ls.feature(types.INITIALIZED)
@@ -349,6 +354,7 @@ def create_server() -> SteadyhandServer:
     @ls.feature(types.SHUTDOWN)
     def on_shutdown(ls: SteadyhandServer, *args: Any) -> None:
         ls.flush_pending()
+        ls.rendezvous.close()
 
     @ls.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def on_open(ls: SteadyhandServer, params: types.DidOpenTextDocumentParams) -> None:
