@@ -73,3 +73,69 @@ def structured(result: Any) -> dict[str, Any]:
     assert result.content[0].text == data["message"], result
     assert result.is_error is (not data["ok"]), result
     return data
+
+
+class LspServer:
+    """``steadyhand serve`` in a process of its own, started the way an editor starts it
+    (initialize, initialized), that a test can stop or kill at will."""
+
+    def __init__(self, workspace: Path, env: dict[str, str] | None = None) -> None:
+        import subprocess
+
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "steadyhand", "serve", "--log-level", "WARNING"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=workspace,
+            env={**os.environ, **(env or {})},
+        )
+        uri = workspace.resolve().as_uri()
+        self.request(
+            1,
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": uri,
+                "capabilities": {},
+                "workspaceFolders": [{"uri": uri, "name": "ws"}],
+                "clientInfo": {"name": "test-editor"},
+            },
+        )
+        self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+
+    def send(self, msg: dict[str, Any]) -> None:
+        import json
+
+        assert self.proc.stdin is not None
+        body = json.dumps(msg).encode()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n%b" % (len(body), body))
+        self.proc.stdin.flush()
+
+    def request(self, msg_id: int, method: str, params: Any) -> Any:
+        import json
+
+        self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        out = self.proc.stdout
+        assert out is not None
+        while True:
+            length = 0
+            while True:
+                line = out.readline()
+                assert line, "the server exited"
+                if not line.strip():
+                    break
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value)
+            msg = json.loads(out.read(length))
+            if msg.get("id") == msg_id and "method" not in msg:
+                return msg.get("result")
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
+        for f in (self.proc.stdin, self.proc.stdout):
+            if f is not None:
+                f.close()
