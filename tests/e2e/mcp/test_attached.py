@@ -88,6 +88,9 @@ async def test_the_in_editor_agent_and_mcp_sessions_are_apart(
     assert refused["error"] == "no_match", refused  # its own read still counts
 
 
+CHANGES = [("line 1", "LINE 1"), ("line 3", "LINE 3"), ("line 5", "LINE 5")]
+
+
 async def test_two_mcp_clients_and_the_editor_agent_lose_no_update(
     editor: LanguageClient, workspace: Path
 ) -> None:
@@ -112,17 +115,16 @@ async def test_two_mcp_clients_and_the_editor_agent_lose_no_update(
             def mcp_edit(s: Any, old: str, new: str, f: Path = f) -> Any:
                 return tool(s, "edit_file", file_path=str(f), old_string=old, new_string=new)
 
-            changes = [("line 1", "LINE 1"), ("line 3", "LINE 3"), ("line 5", "LINE 5")]
             runs = [
-                lambda: mcp_edit(one, *changes[0]),
-                lambda: mcp_edit(two, *changes[1]),
-                lambda: lsp_edit(*changes[2]),
+                lambda: mcp_edit(one, *CHANGES[0]),
+                lambda: mcp_edit(two, *CHANGES[1]),
+                lambda: lsp_edit(*CHANGES[2]),
             ]
             results = await asyncio.gather(*(r() for r in runs))
             for result in results:
                 assert result["ok"] or result["error"] in ("stale", "edit_rejected"), result
             # whoever was refused retries (a stale refusal refreshed its view)
-            for attempt in range(5):
+            for _ in range(5):
                 todo = [i for i, r in enumerate(results) if not r["ok"]]
                 if not todo:
                     break
@@ -137,7 +139,7 @@ async def test_two_mcp_clients_and_the_editor_agent_lose_no_update(
             assert all(r["ok"] for r in results), results
             await settle(0.2)
             text = state.buffers[uri].text if f == opened else f.read_text()
-            for _, new in changes:
+            for _, new in CHANGES:
                 assert new in text, (new, text)
             assert text.count("\n") == 6, text
             if f == opened:
