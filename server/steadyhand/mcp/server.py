@@ -328,6 +328,9 @@ class McpServer:
         if level not in _PY_LEVELS:
             raise _Invalid(f"`level` must be one of {', '.join(_LEVELS)}.")
         self.log_handler.setLevel(_PY_LEVELS[level])
+        logger = logging.getLogger("steadyhand")
+        if logger.getEffectiveLevel() > _PY_LEVELS[level]:
+            logger.setLevel(_PY_LEVELS[level])
         return {}
 
     def _discover(self, params: Any) -> dict[str, Any]:
