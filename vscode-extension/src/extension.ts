@@ -150,7 +150,11 @@ async function connectMcp(server: ServerManager, hostId: unknown): Promise<{ hos
     }
     pick = chosen.snippet;
   }
-  await vscode.env.clipboard.writeText(pick.text);
+  try {
+    await vscode.env.clipboard.writeText(pick.text);
+  } catch (err) {
+    server.output.warn(`Could not copy to the clipboard: ${String(err)}`);
+  }
   server.output.info(`MCP set-up for ${pick.label} (${pick.where}):\n${pick.text}`);
   const shown = pick;
   void vscode.window
