@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from tests.conftest import call, client_with
@@ -333,6 +332,3 @@ def test_no_tcp_listener(tmp_path: Path) -> None:
             assert not inodes & set(listening), table
     finally:
         editor.kill()
-
-
-_ = lsp
