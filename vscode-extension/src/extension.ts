@@ -127,7 +127,7 @@ export function activate(context: vscode.ExtensionContext): SteadyhandApi {
  * Codex CLI, …) with the extension's own launcher, copied to the clipboard. `hostId` skips the
  * pick (for scripts and tests). Answers what was copied.
  */
-async function connectMcp(server: ServerManager, hostId: unknown): Promise<{ host: string; text: string; launcher: string } | undefined> {
+async function connectMcp(server: ServerManager, hostId: unknown): Promise<{ host: string; text: string; launcher: string; copied: boolean } | undefined> {
   try {
     await server.ready(120_000);
   } catch {
@@ -150,22 +150,31 @@ async function connectMcp(server: ServerManager, hostId: unknown): Promise<{ hos
     }
     pick = chosen.snippet;
   }
-  try {
-    await vscode.env.clipboard.writeText(pick.text);
-  } catch (err) {
-    server.output.warn(`Could not copy to the clipboard: ${String(err)}`);
-  }
+  // A browser may hold the clipboard back (no focus, no permission): never wait on it long.
+  const copied = await Promise.race([
+    Promise.resolve(vscode.env.clipboard.writeText(pick.text)).then(
+      () => true,
+      (err: unknown) => {
+        server.output.warn(`Could not copy to the clipboard: ${String(err)}`);
+        return false;
+      },
+    ),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 3_000)),
+  ]);
   server.output.info(`MCP set-up for ${pick.label} (${pick.where}):\n${pick.text}`);
   const shown = pick;
   void vscode.window
-    .showInformationMessage(`Steadyhand: copied the ${shown.label} set-up to the clipboard (${shown.where}): ${shown.text}`, 'Show')
+    .showInformationMessage(
+      `Steadyhand: ${copied ? 'copied' : 'could not copy'} the ${shown.label} set-up${copied ? ' to the clipboard' : ' (it is in the log)'} (${shown.where}): ${shown.text}`,
+      'Show',
+    )
     .then(async (choice) => {
       if (choice === 'Show') {
         const language = shown.text.startsWith('{') ? 'json' : shown.id === 'codex' ? 'toml' : 'shellscript';
         await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ language, content: shown.text }));
       }
     });
-  return { host: shown.id, text: shown.text, launcher };
+  return { host: shown.id, text: shown.text, launcher, copied };
 }
 
 export async function deactivate(): Promise<void> {

@@ -301,8 +301,9 @@ async function activate(context) {
   // the buffer, its edit lands in the buffer, the typing is never saved, and the activity
   // view lists the calls as coming over MCP.
   await step('mcp', async () => {
-    const connect = await vscode.commands.executeCommand('steadyhand.client.connectMcp', 'command');
-    const clipboard = await Promise.resolve(vscode.env.clipboard.readText()).catch((err) => `error: ${err}`);
+    const connect = await withTimeout(Promise.resolve(vscode.commands.executeCommand('steadyhand.client.connectMcp', 'command')), 60000, 'connectMcp');
+    log(`mcp: launcher ${connect && connect.launcher}`);
+    const clipboard = await withTimeout(Promise.resolve(vscode.env.clipboard.readText()), 3000, 'clipboard').catch((err) => `error: ${err}`);
     const f = P('mcp.txt');
     fs.writeFileSync(f, 'alpha\nbeta\n');
     const doc = await vscode.workspace.openTextDocument(f);
@@ -315,11 +316,13 @@ async function activate(context) {
     const out = path.join(OUT, 'mcp-agent.json');
     const python = process.env.STEADYHAND_E2E_PYTHON;
     const script = process.env.STEADYHAND_E2E_MCP_CLIENT;
+    log('mcp: agent starts');
     const agent = await new Promise((resolve) => {
       require('child_process').execFile(python, [script, connect.launcher, ws, out], { timeout: 120000 }, (err, stdout, stderr) => {
         resolve({ error: err ? String(err) : null, stderr: String(stderr).slice(-2000) });
       });
     });
+    log(`mcp: agent done ${JSON.stringify(agent).slice(0, 300)}`);
     await sleep(500);
     sub.dispose();
     const seen = fs.existsSync(out) ? JSON.parse(fs.readFileSync(out, 'utf8')) : null;
