@@ -96,10 +96,14 @@ def main(argv: list[str] | None = None) -> int:
 def _mcp(args: argparse.Namespace) -> int:
     import os
 
-    from steadyhand.config import Settings
-    from steadyhand.mcp.server import ConfigError, Options, load_config, serve
-
     _logging(args.log_level, args.log_file)
+    allocator.tune()
+    gc.freeze()  # as for serve: no collection walks what start-up made, again and again
+    try:
+        from steadyhand.config import Settings
+        from steadyhand.mcp.server import ConfigError, Options, load_config, serve
+    finally:
+        gc.freeze()
     try:
         settings = load_config(args.config) if args.config else Settings()
     except ConfigError as exc:

@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Literal
 from urllib.parse import unquote, urlparse
 
 from steadyhand import __version__
+from steadyhand.allocator import IdleTrim
 from steadyhand.config import Settings
 from steadyhand.mcp import protocol as rpc
 from steadyhand.mcp import tools
@@ -530,7 +531,14 @@ async def _serve(options: Options) -> int:
         if sig is not None:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.add_signal_handler(sig, server.on_close, None)
-    framer = rpc.LineFramer(server.on_line, server.on_close)
+    idle = IdleTrim()  # free heap goes back to the system while the agent thinks
+    idle.start(loop)
+
+    def on_line(line: bytes) -> None:
+        idle.message()
+        server.on_line(line)
+
+    framer = rpc.LineFramer(on_line, server.on_close)
     transport: asyncio.BaseTransport | None = None
     if _is_pipe_or_socket(stdin.fileno()):
         transport, _ = await loop.connect_read_pipe(lambda: framer, stdin)
@@ -549,6 +557,7 @@ async def _serve(options: Options) -> int:
         if running:
             await asyncio.wait(running, timeout=5)
     finally:
+        idle.stop()
         rpc.close_quietly(transport)
         if server.attached is not None:
             server.attached.close()
