@@ -540,9 +540,10 @@ async def _serve(options: Options) -> int:
 
     framer = rpc.LineFramer(on_line, server.on_close)
     transport: asyncio.BaseTransport | None = None
-    if _is_pipe_or_socket(stdin.fileno()):
+    # Windows: a host's pipes are not overlapped, so the proactor cannot read them
+    if sys.platform != "win32" and _is_pipe_or_socket(stdin.fileno()):
         transport, _ = await loop.connect_read_pipe(lambda: framer, stdin)
-    else:  # a regular file: read it in a thread, line by line
+    else:  # a regular file, or Windows: read it in a thread, line by line
 
         def pump() -> None:
             for raw in stdin:
