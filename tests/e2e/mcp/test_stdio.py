@@ -293,3 +293,34 @@ def test_require_fails_at_start_without_an_editor(ws: Path, env: dict[str, str])
     assert out.returncode == 1
     assert "no running Steadyhand language server holds" in out.stderr
     assert str(ws) in out.stderr
+
+
+def test_requests_from_a_file_on_stdin(tmp_path: Path, ws: Path, env: dict[str, str]) -> None:
+    import subprocess
+
+    requests = tmp_path / "requests.jsonl"
+    call_read = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "read_file", "arguments": {"file_path": "app.py"}},
+    }
+    requests.write_text(
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}})
+        + "\n"
+        + json.dumps(call_read)
+        + "\n"
+    )
+    with requests.open("rb") as stdin:
+        out = subprocess.run(
+            [sys.executable, "-m", "steadyhand", "mcp"],
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+            cwd=ws,
+            env={**os.environ, **env},
+            timeout=60,
+        )
+    answers = {a["id"]: a for a in map(json.loads, out.stdout.splitlines())}
+    assert answers[1]["result"]["serverInfo"]["name"] == "steadyhand", out.stderr
+    assert answers[2]["result"]["structuredContent"]["ok"] is True, answers[2]
