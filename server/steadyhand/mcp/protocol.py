@@ -46,13 +46,18 @@ class LineFramer(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         rest = self._rest
-        if rest:
-            rest += data
-            if b"\n" not in data:
-                return
-            data = bytes(rest)
-            rest.clear()
         start = 0
+        if rest:  # a line begun in an earlier chunk: copied once, when it is whole
+            end = data.find(b"\n")
+            if end < 0:
+                rest += data
+                return
+            rest += memoryview(data)[:end]
+            line = bytes(rest)
+            rest.clear()
+            if line and line != b"\r":
+                self._on_line(line)
+            start = end + 1
         while not self.closed:
             end = data.find(b"\n", start)
             if end < 0:
@@ -81,6 +86,23 @@ class FdWriter:
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.broken = False
+
+    def write_line(self, line: bytes) -> None:
+        """``line`` and a newline, without copying the line to join them."""
+        if self.broken:
+            return
+        if not hasattr(os, "writev"):  # not a POSIX system
+            self.write(line + b"\n")
+            return
+        try:
+            n = os.writev(self.fd, (line, b"\n"))
+        except BlockingIOError:
+            n = 0
+        except OSError:
+            self.broken = True
+            return
+        if n < len(line) + 1:
+            self.write((line + b"\n")[n:])
 
     def write(self, data: bytes) -> None:
         if self.broken:

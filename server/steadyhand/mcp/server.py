@@ -188,7 +188,7 @@ class McpServer:
         self.send(rpc.error_message(msg_id, code, message, data))
 
     def _forwarded(self, line: bytes) -> None:
-        self.out.write(line + b"\n")
+        self.out.write_line(line)
 
     # -- start --------------------------------------------------------------------------
 
