@@ -399,8 +399,12 @@ async def call_tool(ctx: ToolContext, params: Any, base_session: str) -> dict[st
         raise UnknownTool(name)
     command = COMMANDS[tool.command]
     raw = params.get("arguments")
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        return params_error(tool.name, ParamsError("`arguments` must be one JSON object."))
     try:
-        parsed = parse(command, arguments_for(tool, {} if raw is None else raw, base_session))
+        parsed = parse(command, arguments_for(tool, raw, base_session))
     except ParamsError as exc:
         return params_error(tool.name, exc)
     return shaped(await run(ctx, command, parsed))
