@@ -90,3 +90,12 @@ def test_shape_problems() -> None:
     assert rpc.shape_problem({"jsonrpc": "2.0"}) is not None
     assert rpc.shape_problem({"jsonrpc": "2.0", "id": 1, "method": "x", "params": {}}) is None
     assert rpc.shape_problem({"jsonrpc": "2.0", "id": "a", "result": None}) is None
+
+
+async def test_arguments_that_are_not_an_object_are_a_tool_error() -> None:
+    for raw in ([{"file_path": "x"}], "x", 3):
+        params = {"name": "read_file", "arguments": raw}
+        answer = await tools.call_tool(None, params, "mcp-a")  # type: ignore[arg-type]
+        assert answer["isError"] is True
+        assert answer["structuredContent"]["error"] == "invalid_params"
+        assert "`arguments` must be one JSON object" in answer["content"][0]["text"]
