@@ -156,7 +156,7 @@ async def test_when_the_editor_goes_away_auto_goes_on_standalone(tmp_path: Path)
             assert "Attached" in (s.initialize_result.instructions or "")  # type: ignore[union-attr]
             assert (await tool(s, "read_file", file_path=str(f)))["ok"]
             editor.kill()
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(1.0)
             after = await tool(s, "read_file", file_path=str(f))
             assert after["ok"] and "server went away" in after["message"], after
             assert "one" in after["message"]
@@ -177,10 +177,12 @@ async def test_when_the_editor_goes_away_require_answers_a_tool_error(tmp_path: 
         async with mcp_session(ws, "--attach", "require") as s:
             assert (await tool(s, "read_file", file_path=str(f)))["ok"]
             editor.kill()
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(1.0)
             gone = await tool(s, "edit_file", file_path=str(f), old_string="one", new_string="1")
             assert gone["ok"] is False and gone["error"] == "not_attached", gone
-            assert "nothing was done" in gone["message"]
+            # (had the call left before the loss was seen: "... whether it was applied is
+            # unknown", with the same code)
+            assert "nothing was done" in gone["message"] or "unknown" in gone["message"], gone
             # a new editor server for the folder: the next call attaches to it
             editor = LspServer(ws)
             back = await tool(s, "read_file", file_path=str(f))
