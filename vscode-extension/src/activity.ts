@@ -10,6 +10,8 @@ export interface ActivityEntry {
   detail: string;
   path?: string;
   ok: boolean;
+  /** `mcp`: the call came from an agent over MCP. */
+  via?: 'mcp';
 }
 
 const MAX_ENTRIES = 500;
@@ -45,7 +47,8 @@ export class ActivityLog implements vscode.Disposable {
     if (ev.result.ok && !dryRun && MUTATING_COMMANDS.has(ev.command)) {
       this.edits += 1;
     }
-    const status = `${verb}${dryRun ? ' (dry run)' : ''}${ev.result.ok ? '' : ` refused (${ev.result.error ?? 'error'})`}`;
+    const over = ev.via === 'mcp' ? ` · over MCP${ev.client ? ` (${ev.client})` : ''}` : '';
+    const status = `${verb}${dryRun ? ' (dry run)' : ''}${ev.result.ok ? '' : ` refused (${ev.result.error ?? 'error'})`}${over}`;
     this.push({
       time: new Date(),
       kind: 'command',
@@ -53,6 +56,7 @@ export class ActivityLog implements vscode.Disposable {
       detail: status,
       path: p,
       ok: ev.result.ok,
+      via: ev.via,
     });
   }
 
@@ -105,7 +109,7 @@ export class ActivityTreeProvider implements vscode.TreeDataProvider<ActivityEnt
     } else if (!e.ok) {
       item.iconPath = new vscode.ThemeIcon('circle-slash', new vscode.ThemeColor('list.errorForeground'));
     } else if (e.detail.startsWith('read')) {
-      item.iconPath = new vscode.ThemeIcon('eye');
+      item.iconPath = new vscode.ThemeIcon(e.via === 'mcp' ? 'plug' : 'eye');
     } else {
       item.iconPath = new vscode.ThemeIcon('edit', new vscode.ThemeColor('charts.green'));
     }

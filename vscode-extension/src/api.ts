@@ -74,6 +74,11 @@ export interface CommandEvent {
   command: string;
   params: Record<string, unknown>;
   result: CommandResult;
+  /** `mcp`: an agent's call that came over MCP (`steadyhand mcp` attached to this window's server). */
+  via?: 'mcp';
+  /** For calls over MCP: the MCP host's name (`clientInfo.name`) and the call's session. */
+  client?: string;
+  session?: string;
 }
 
 export type ServerState = 'starting' | 'running' | 'stopped' | 'failed';

@@ -43,12 +43,15 @@ import {
   type ProbeResult,
   type ResolvedInterpreter,
 } from './interpreter';
+import { launcherScript } from './mcp';
 import { ensureServerEnv, pruneOldEnvs, pythonEnv } from './pythonEnv';
 import { handleSaveDocuments, openDocument, type SaveDocumentsParams } from './saveDocuments';
 import { ServerLogParser } from './serverLog';
 import { CONFIG_SECTION, readServerSettings, type ServerSettings } from './settings';
 
 const FILE_CHANGED = 'steadyhand/fileChanged';
+/** A tool call an agent made over MCP (`steadyhand mcp` attached to this window's server). */
+const MCP_CALL = 'steadyhand/mcpCall';
 const SAVE_DOCUMENTS = 'steadyhand/saveDocuments';
 const RESTART_WINDOW_MS = 3 * 60_000;
 const MAX_RESTARTS = 5;
@@ -134,6 +137,8 @@ export class ServerManager implements vscode.Disposable {
   private error: string | undefined;
   private interp: ResolvedInterpreter | undefined;
   private sitePackages: string | undefined;
+  /** The launcher of `steadyhand mcp` with this server's interpreter and environment. */
+  private launcher: string | undefined;
   private readyWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   private restarts: number[] = [];
   private crashRestarts = 0;
@@ -358,6 +363,7 @@ export class ServerManager implements vscode.Disposable {
       if (env.sitePackages) {
         pruneOldEnvs(storageDir, path.basename(path.dirname(env.sitePackages)), (l) => this.output.info(l));
       }
+      this.launcher = this.writeLauncher(storageDir, resolved, env.sitePackages);
     } catch (err) {
       if (superseded()) {
         return;
@@ -512,6 +518,10 @@ export class ServerManager implements vscode.Disposable {
       clear: () => undefined,
     };
     client.registerFeature(saveFeature);
+    client.onNotification(MCP_CALL, (p: { command: string; params?: Record<string, unknown>; result?: CommandResult; client?: string; session?: string }) => {
+      const result: CommandResult = { ok: false, message: '', ...(p.result ?? {}) };
+      this.observe(p.command, p.params ?? {}, result, { via: 'mcp', client: p.client, session: p.session });
+    });
     client.onNotification(FILE_CHANGED, (p: FileChangedEvent) => {
       this.output.info(`File changed outside the agent: ${p.path} (${p.kind})`);
       this.activity.addFileChanged(p);
@@ -552,12 +562,34 @@ export class ServerManager implements vscode.Disposable {
     }
   }
 
-  private observe(command: string, params: Record<string, unknown>, result: CommandResult): void {
-    const ev: CommandEvent = { command, params, result };
+  private observe(command: string, params: Record<string, unknown>, result: CommandResult, over?: Pick<CommandEvent, 'via' | 'client' | 'session'>): void {
+    const ev: CommandEvent = { command, params, result, ...over };
     this.activity.addCommand(ev);
-    this.output.info(`${command} ${typeof params.file_path === 'string' ? params.file_path : ''}: ${result.ok ? 'ok' : `refused (${result.error ?? 'error'})`}`);
+    const from = ev.via === 'mcp' ? ` (over MCP${ev.client ? ` from ${ev.client}` : ''})` : '';
+    this.output.info(`${command} ${typeof params.file_path === 'string' ? params.file_path : ''}${from}: ${result.ok ? 'ok' : `refused (${result.error ?? 'error'})`}`);
     this.commandEmitter.fire(ev);
     this.refreshStatus();
+  }
+
+  /** The launcher of `steadyhand mcp` (see mcp.ts), once the server's environment is ready. */
+  mcpLauncher(): string | undefined {
+    return this.launcher;
+  }
+
+  private writeLauncher(storageDir: string, interp: ResolvedInterpreter, sitePackages: string | undefined): string | undefined {
+    const l = launcherScript(interp.command, interp.args, sitePackages, process.platform);
+    const dir = path.join(storageDir, 'bin');
+    const file = path.join(dir, l.name);
+    try {
+      fs.mkdirSync(dir, { recursive: true });
+      const tmp = `${file}.tmp-${process.pid}`;
+      fs.writeFileSync(tmp, l.content, { mode: 0o755 });
+      fs.renameSync(tmp, file);
+      return file;
+    } catch (err) {
+      this.output.warn(`Could not write the MCP launcher ${file}: ${errorText(err)}`);
+      return undefined;
+    }
   }
 
   /** Runs a server command with one parameter object; refusals and failures come back as results. */

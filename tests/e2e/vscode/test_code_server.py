@@ -201,6 +201,9 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "XDG_DATA_HOME": str(home / ".local" / "share"),
         "XDG_CACHE_HOME": str(home / ".cache"),
         "STEADYHAND_E2E_DIR": str(out),
+        # the MCP agent of the ``mcp`` step: the official SDK's client, from this venv
+        "STEADYHAND_E2E_PYTHON": sys.executable,
+        "STEADYHAND_E2E_MCP_CLIENT": str(Path(__file__).with_name("mcp_client.py")),
     }
     for k in ("PYTHONPATH", "VIRTUAL_ENV"):
         cs_env.pop(k, None)
@@ -444,6 +447,30 @@ def test_status_counts_agent_edits(scenario: dict[str, Any]) -> None:
     status = _step(scenario, "final")["status"]
     assert status["editCount"] >= 4, status
     assert not scenario["errors"], scenario["errors"]
+
+
+def test_an_agent_over_mcp_edits_the_open_buffer_and_never_saves_the_typing(
+    scenario: dict[str, Any],
+) -> None:
+    s = _step(scenario, "mcp")
+    connect = s["connect"]
+    assert connect["host"] == "command", connect
+    assert connect["launcher"].endswith("/bin/steadyhand"), connect
+    assert connect["text"].endswith(" mcp") and connect["launcher"] in connect["text"], connect
+    assert s["agent"]["error"] is None, s["agent"]
+    seen = s["seen"]
+    assert seen and "error" not in seen, (seen, s["agent"])
+    assert "Attached to " in seen["instructions"], seen
+    read, edit = seen["read"], seen["edit"]
+    assert read["ok"] and read["source"] == "buffer" and read["unsaved"] is True, read
+    assert "typed, not saved" in read["message"], read
+    assert edit["ok"] and edit["via"] == "workspaceEdit" and edit["on_disk"] is False, edit
+    after = s["after"]
+    assert after["buffer"] == "alpha\nBETA\ntyped, not saved\n", after
+    assert after["dirty"] is True and after["disk"] == "alpha\nbeta\n", after
+    # the activity view got both calls, marked as coming over MCP from the SDK's client
+    assert [e["command"] for e in s["events"]] == ["steadyhand.read", "steadyhand.edit"], s
+    assert all(e["client"] for e in s["events"]), s["events"]
 
 
 def test_crashed_server_is_restarted(scenario: dict[str, Any]) -> None:

@@ -295,6 +295,43 @@ async function activate(context) {
     };
   });
 
+  // 8c. An agent over MCP: "Connect an agent over MCP" gives the command line; an MCP client
+  // (the official Python SDK's) runs it in the workspace, and the MCP server it starts
+  // attaches to this window's server. The file is open with unsaved typing: the agent reads
+  // the buffer, its edit lands in the buffer, the typing is never saved, and the activity
+  // view lists the calls as coming over MCP.
+  await step('mcp', async () => {
+    const connect = await withTimeout(Promise.resolve(vscode.commands.executeCommand('steadyhand.client.connectMcp', 'command')), 60000, 'connectMcp');
+    log(`mcp: launcher ${connect && connect.launcher}`);
+    const clipboard = await withTimeout(Promise.resolve(vscode.env.clipboard.readText()), 3000, 'clipboard').catch((err) => `error: ${err}`);
+    const f = P('mcp.txt');
+    fs.writeFileSync(f, 'alpha\nbeta\n');
+    const doc = await vscode.workspace.openTextDocument(f);
+    const ed = await vscode.window.showTextDocument(doc, { preview: false });
+    ed.selection = new vscode.Selection(2, 0, 2, 0);
+    await vscode.commands.executeCommand('type', { text: 'typed, not saved\n' });
+    await sleep(300);
+    const events = [];
+    const sub = api.onDidRunCommand((e) => { if (e.via === 'mcp') events.push(e); });
+    const out = path.join(OUT, 'mcp-agent.json');
+    const python = process.env.STEADYHAND_E2E_PYTHON;
+    const script = process.env.STEADYHAND_E2E_MCP_CLIENT;
+    log('mcp: agent starts');
+    const agent = await new Promise((resolve) => {
+      require('child_process').execFile(python, [script, connect.launcher, ws, out], { timeout: 120000 }, (err, stdout, stderr) => {
+        resolve({ error: err ? String(err) : null, stderr: String(stderr).slice(-2000) });
+      });
+    });
+    log(`mcp: agent done ${JSON.stringify(agent).slice(0, 300)}`);
+    await sleep(500);
+    sub.dispose();
+    const seen = fs.existsSync(out) ? JSON.parse(fs.readFileSync(out, 'utf8')) : null;
+    const after = { buffer: doc.getText(), dirty: doc.isDirty, disk: disk(f) };
+    await vscode.window.showTextDocument(doc, { preview: false });
+    await vscode.commands.executeCommand('workbench.action.files.revert');
+    return { connect, clipboard, agent, seen, after, events: events.map((e) => ({ command: e.command, client: e.client, ok: e.result.ok, path: e.result.path })) };
+  });
+
   // 9. A crashed server is restarted (and logged) and serves again.
   await step('crashRestart', async () => {
     const serverPids = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
