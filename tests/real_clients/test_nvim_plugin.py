@@ -3,10 +3,12 @@ commands to list, diff and take back agent changes, set checkpoints and rewind.
 
 ``pack`` installs it on the native package path; ``rtp`` adds its folder to 'runtimepath',
 which is what lazy.nvim and packer do for a plugin in a subfolder of a repository.
+``STEADYHAND_NVIM`` names another Neovim to run them with (a current release, say).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ PLUGIN = HERE.parents[1] / "editors" / "nvim"
 
 
 def _nvim(tmp_path: Path, how: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    nvim = require("nvim", "neovim")
+    nvim = os.environ.get("STEADYHAND_NVIM") or require("nvim", "neovim")
     monkeypatch.setenv("SH_PLUGIN", str(PLUGIN))
     argv = [nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n"]
     argv += ["-c", f"luafile {HERE / 'plugin_scenario.lua'}"]
