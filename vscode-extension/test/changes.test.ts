@@ -97,3 +97,15 @@ describe('gutter marks', () => {
     assert.deepEqual([...moveMarks(marks, at(3, 10, 3, 10, '\n'), false)], [2, 6, 9]);
   });
 });
+
+describe('packaging', () => {
+  it('ships the gutter mark icon', async () => {
+    const fs = await import('node:fs');
+    const path = await import('node:path');
+    const root = [path.join(__dirname, '..', '..'), path.join(__dirname, '..')].find((p) => fs.existsSync(path.join(p, '.vscodeignore')));
+    assert.ok(root);
+    const kept = fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8').split('\n');
+    assert.ok(kept.includes('!media/agent-line.svg'), 'media/agent-line.svg is left out of the VSIX');
+    assert.ok(fs.existsSync(path.join(root, 'media', 'agent-line.svg')));
+  });
+});
