@@ -405,3 +405,19 @@ async def test_an_earlier_change_to_an_open_buffer_is_taken_back_through_the_edi
     # the buffer held the user's unsaved typing: it is left unsaved
     assert out["on_disk"] is False
     assert f.read_text() == TEN.replace("line 2\n", "second\n").replace("line 8\n", "eighth\n")
+
+
+async def test_taking_back_an_earlier_change_keeps_the_files_line_endings_and_encoding(
+    client: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "win.txt"
+    text = TEN.replace("\n", "\r\n")
+    f.write_bytes(("\ufeff" + text).encode("utf-16-le"))
+    await call(client, READ, file_path=str(f))
+    await _edit(client, f, "line 2", "second")
+    await _edit(client, f, "line 8", "eighth")
+    earlier = (await _ids(client))[1]
+    out = await call(client, UNDO, id=earlier)
+    assert out["ok"], out
+    expected = "\ufeff" + text.replace("line 8", "eighth")
+    assert f.read_bytes() == expected.encode("utf-16-le")

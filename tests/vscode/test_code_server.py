@@ -522,3 +522,17 @@ def test_gutter_marks_follow_the_agents_lines(scenario: dict[str, Any]) -> None:
     assert s["marksAfterTakeBack"] == [7], s["marksAfterTakeBack"]
     # the user typed on line 8
     assert s["marksAfterTyping"] == [], s["marksAfterTyping"]
+
+
+def test_take_back_anyway_is_offered_only_where_force_applies(scenario: dict[str, Any]) -> None:
+    s = _step(scenario, "reviewChanges")
+    stale = s["stale"]
+    assert stale["ok"] is False and stale["error"] == "stale" and stale["can_force"] is True, stale
+    assert s["keptTyping"], "a refused take-back changed the buffer"
+    assert s["staleToasts"] is not None and s["conflictToasts"] is not None, s
+    offered = [t for t in s["staleToasts"] if "Take back anyway" in t]
+    assert len(offered) == 1 and "force" in offered[0], s["staleToasts"]
+    # a conflict is shown with its message and no way to force it
+    shown = [t for t in s["conflictToasts"] if "cannot be taken back on its own" in t]
+    assert shown, s["conflictToasts"]
+    assert not any("Take back anyway" in t for t in s["conflictToasts"]), s["conflictToasts"]

@@ -58,6 +58,14 @@ async function activate(context) {
     log(`screenshot ${name}: ${ok ? 'taken' : 'not taken'}`);
   };
 
+  // The notification toasts shown now, as the browser script reads them from the page.
+  const queryToasts = async (name) => {
+    const file = path.join(OUT, `query-${name}.json`);
+    fs.writeFileSync(path.join(OUT, `query-${name}.request`), '');
+    await waitFor(() => fs.existsSync(file), 20000, 200);
+    return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : null;
+  };
+
   const ws = vscode.workspace.workspaceFolders[0].uri.fsPath;
   const P = (...a) => path.join(ws, ...a);
   let api;
@@ -359,12 +367,30 @@ async function activate(context) {
     const beforeConflict = doc.getText();
     const conflict = await vscode.commands.executeCommand('steadyhand.client.takeBackChange', overlapped);
     await sleep(300);
+    const conflictUnchanged = doc.getText() === beforeConflict;
     await screenshot('changes-view');
+    const conflictToasts = await queryToasts('conflict');
+    await vscode.commands.executeCommand('notifications.clearAll').then(undefined, () => undefined);
+
+    // The latest change, after the user typed (unsaved): refused, with "Take back anyway".
+    await call('steadyhand.read', { file_path: file });
+    await call('steadyhand.edit', { file_path: file, old_string: 'line_9 = 9', new_string: 'ninth = 9' });
+    const latest = (await call('steadyhand.changes', { path: file, limit: 1 })).changes[0].id;
+    const typing = await vscode.window.showTextDocument(doc, { preview: false });
+    typing.selection = new vscode.Selection(0, 0, 0, 0);
+    await vscode.commands.executeCommand('type', { text: '# typed\n' });
+    await sleep(300);
+    const stale = await vscode.commands.executeCommand('steadyhand.client.takeBackChange', latest);
+    const staleToasts = await queryToasts('stale');
+    const keptTyping = doc.getText().startsWith('# typed\n') && doc.getText().includes('ninth = 9');
+    await vscode.commands.executeCommand('notifications.clearAll').then(undefined, () => undefined);
+    await vscode.commands.executeCommand('workbench.action.files.revert').then(undefined, () => undefined);
     return {
+      conflictToasts, stale, staleToasts, keptTyping,
       first, second, marksAfterEdits, ids, shown, isDiff, leftScheme, left, right, tabLabel,
       original, expectedAfter: original.replace('line_2 = 2', 'second = 2'),
       takenBack, afterTakeBack, diskAfterTakeBack, marksAfterTakeBack, marksAfterTyping,
-      conflict, conflictUnchanged: doc.getText() === beforeConflict, laterId,
+      conflict, conflictUnchanged, laterId,
     };
   });
 
