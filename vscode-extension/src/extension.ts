@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
-import { ActivityLog, ActivityTreeProvider } from './activity';
+import { ActivityLog } from './activity';
 import type { CommandResult, ServerStatus, SteadyhandApi } from './api';
+import { ChangesTreeProvider, registerChanges } from './changes';
+import { AgentLineMarks } from './gutter';
 import { registerTools, ToolRunner } from './lmTools';
 import { hostSnippets } from './mcp';
 import { ServerManager } from './server';
@@ -14,7 +16,7 @@ function statusText(s: ServerStatus): { text: string; tooltip: string; backgroun
     case 'running':
       return {
         text: `$(shield) Steadyhand · ${s.editCount}`,
-        tooltip: `Steadyhand server running (${s.serverVersion ?? ''}, Python ${s.pythonVersion ?? '?'})\n${edits} this session\nClick to show the agent activity.`,
+        tooltip: `Steadyhand server running (${s.serverVersion ?? ''}, Python ${s.pythonVersion ?? '?'})\n${edits} this session\nClick to show the agent changes.`,
       };
     case 'starting':
       return { text: '$(sync~spin) Steadyhand', tooltip: 'Steadyhand server starting…' };
@@ -63,8 +65,11 @@ export function activate(context: vscode.ExtensionContext): SteadyhandApi {
   const runner = new ToolRunner(server);
   context.subscriptions.push(output, activity, server);
 
-  const tree = vscode.window.createTreeView('steadyhand.activity', { treeDataProvider: new ActivityTreeProvider(activity) });
-  context.subscriptions.push(tree);
+  const changes = new ChangesTreeProvider(server);
+  const tree = vscode.window.createTreeView('steadyhand.activity', { treeDataProvider: changes, showCollapseAll: true });
+  const marks = new AgentLineMarks(context, server);
+  context.subscriptions.push(changes, tree, marks, tree.onDidChangeVisibility((e) => e.visible && changes.refreshSoon(0)));
+  registerChanges(context, server, changes);
 
   const item = vscode.window.createStatusBarItem('steadyhand.status', vscode.StatusBarAlignment.Right, 100);
   item.name = 'Steadyhand';
@@ -115,6 +120,7 @@ export function activate(context: vscode.ExtensionContext): SteadyhandApi {
     forkSession: (session, parent = 'default') => call(COMMANDS.sessionFork, { session, parent }),
     closeSession: (session) => call(COMMANDS.sessionClose, { session }),
     invokeTool: (name, input, token) => runner.run(name, input, token),
+    agentChangedLines: (uri) => marks.linesOf(uri),
     onDidChangeFile: server.onDidChangeFile,
     onDidRunCommand: server.onDidRunCommand,
     onDidChangeStatus: server.onDidChangeStatus,

@@ -509,3 +509,57 @@ def test_unusable_python_gives_one_notification_with_setting_button(
     assert "Restart Server" in command["message"], command
     assert s["commandMs"] < 5000, "a command call to a server that failed must fail at once"
     assert s["runningAgain"], "the server did not come back after the setting was fixed"
+
+
+def test_agent_change_opens_in_the_diff_editor_with_its_two_sides(
+    scenario: dict[str, Any],
+) -> None:
+    s = _step(scenario, "reviewChanges")
+    assert s["first"]["ok"] and s["second"]["ok"], (s["first"], s["second"])
+    assert len(s["ids"]) == 2, s["ids"]
+    assert s["shown"]["ok"] is True, s["shown"]
+    assert s["isDiff"], f"the active tab is not a diff editor: {s['tabLabel']}"
+    assert s["leftScheme"] == "steadyhand-change"
+    # the earlier change: the original text on the left, what it left on the right
+    assert s["left"] == s["original"], s["left"]
+    assert s["right"] == s["expectedAfter"], s["right"]
+    assert "review.py" in s["tabLabel"] and "edit" in s["tabLabel"], s["tabLabel"]
+
+
+def test_take_back_restores_the_buffer_keeping_the_later_change(
+    scenario: dict[str, Any],
+) -> None:
+    s = _step(scenario, "reviewChanges")
+    taken = s["takenBack"]
+    assert taken["ok"] is True and taken["type"] == "revert", taken
+    assert taken["via"] == "workspaceEdit", taken
+    expected = s["original"].replace("line_8 = 8", "eighth = 8")
+    assert s["afterTakeBack"] == expected, s["afterTakeBack"]
+    assert s["diskAfterTakeBack"] == expected, "the clean buffer was not saved after the take-back"
+    conflict = s["conflict"]
+    assert conflict["ok"] is False and conflict["error"] == "conflict", conflict
+    assert "line 4" in conflict["message"], conflict["message"]
+    assert s["conflictUnchanged"], "a refused take-back changed the buffer"
+
+
+def test_gutter_marks_follow_the_agents_lines(scenario: dict[str, Any]) -> None:
+    s = _step(scenario, "reviewChanges")
+    assert s["marksAfterEdits"] == [1, 7], s["marksAfterEdits"]
+    # the take-back puts line 2 back: not an agent's line any more
+    assert s["marksAfterTakeBack"] == [7], s["marksAfterTakeBack"]
+    # the user typed on line 8
+    assert s["marksAfterTyping"] == [], s["marksAfterTyping"]
+
+
+def test_take_back_anyway_is_offered_only_where_force_applies(scenario: dict[str, Any]) -> None:
+    s = _step(scenario, "reviewChanges")
+    stale = s["stale"]
+    assert stale["ok"] is False and stale["error"] == "stale" and stale["can_force"] is True, stale
+    assert s["keptTyping"], "a refused take-back changed the buffer"
+    assert s["staleToasts"] is not None and s["conflictToasts"] is not None, s
+    offered = [t for t in s["staleToasts"] if "Take back anyway" in t]
+    assert len(offered) == 1 and "force" in offered[0], s["staleToasts"]
+    # a conflict is shown with its message and no way to force it
+    shown = [t for t in s["conflictToasts"] if "cannot be taken back on its own" in t]
+    assert shown, s["conflictToasts"]
+    assert not any("Take back anyway" in t for t in s["conflictToasts"]), s["conflictToasts"]
