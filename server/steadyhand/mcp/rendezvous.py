@@ -33,7 +33,6 @@ from typing import Any
 from steadyhand import __version__
 from steadyhand.context import ToolContext
 from steadyhand.mcp import protocol as rpc
-from steadyhand.mcp.tools import TOOLS, UnknownTool, call_tool
 from steadyhand.wire import loads
 
 log = logging.getLogger(__name__)
@@ -303,6 +302,8 @@ class Rendezvous:
 
     def report(self, peer: _Peer, params: Any, answer: dict[str, Any]) -> None:
         """Tell the editor about a call that came over MCP (after it was answered)."""
+        from steadyhand.mcp.tools import TOOLS  # loaded with the first MCP call, not at start
+
         tool = TOOLS.get(str(params.get("name"))) if isinstance(params, dict) else None
         if tool is None:
             return
@@ -400,6 +401,8 @@ class _Peer:
             self.tasks.pop(msg_id, None)
             if isinstance(exc, asyncio.CancelledError):
                 return  # a cancelled request is not answered
+            from steadyhand.mcp.tools import UnknownTool
+
             if isinstance(exc, UnknownTool):
                 self._send(rpc.error_message(msg_id, rpc.INVALID_PARAMS, str(exc)))
                 return
@@ -409,6 +412,8 @@ class _Peer:
                 return
             self._send(rpc.result_message(msg_id, answer))
             asyncio.get_running_loop().call_soon(self.rv.report, self, params, answer)
+
+        from steadyhand.mcp.tools import call_tool
 
         task = rpc.start(call_tool(self.rv.ctx(), params, self.session), done)
         if task is not None:
