@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 TRUNCATION_MARKER = " … [line cut: {n} more characters]"
 #: Finds that marker in text copied from read output.
@@ -16,6 +16,9 @@ def _cut(line: str, max_line_chars: int) -> str:
         return line
     return line[:max_line_chars] + TRUNCATION_MARKER.format(n=len(line) - max_line_chars)
 
+
+#: Characters the cut marker adds (with a number of up to 12 digits).
+_MARKER_CHARS = len(TRUNCATION_MARKER.format(n=10**11))
 
 _BLOCK = 4096
 
@@ -54,6 +57,23 @@ def number_lines(lines: Iterable[str], first_line: int, max_line_chars: int) -> 
     parts[1::2] = items
     parts[0] = parts[0][1:]  # the first line has no newline before it
     return "".join(parts), cut
+
+
+def fitting_lines(
+    lines: Sequence[str], first_line: int, max_line_chars: int, max_bytes: int
+) -> int:
+    """How many of ``lines``, numbered from ``first_line`` as :func:`number_lines` does,
+    fit in ``max_bytes`` of UTF-8 output (always at least one, when there is one)."""
+    used = 0
+    for i, line in enumerate(lines):
+        n = first_line + i
+        shown = len(line) if len(line) <= max_line_chars else max_line_chars + _MARKER_CHARS
+        if not line.isascii():
+            shown = len(_cut(line, max_line_chars).encode("utf-8", "surrogatepass"))
+        used += shown + max(6, len(str(n))) + 2  # the number, a tab, a newline
+        if used > max_bytes and i > 0:
+            return i
+    return len(lines)
 
 
 def estimate_tokens(text: str) -> int:

@@ -388,6 +388,8 @@ async def _read_notebook(ctx: ToolContext, p: ReadParams, path: str) -> Result |
     last = start - 1
     for cell in nb.cells[start - 1 : end]:
         text, imgs = nb_fmt.render_cell(cell, p.include_images)
+        if not parts:  # the first cell is shown even alone over the limit: cut
+            text = _cut_cell(text, 4 * s.max_read_tokens, s.max_read_bytes)
         cost = estimate_tokens(text)
         if parts and used + cost > s.max_read_tokens:
             break
@@ -431,6 +433,24 @@ async def _read_notebook(ctx: ToolContext, p: ReadParams, path: str) -> Result |
     if p.include_images:
         result["images"] = images
     return result
+
+
+def _cut_cell(text: str, max_chars: int, max_bytes: int) -> str:
+    """``text`` (a rendered cell) cut to ``max_chars`` characters and ``max_bytes`` bytes
+    of UTF-8, with a marker saying how much was left out."""
+    keep = text[:max_chars]
+    if not keep.isascii():
+        data = keep.encode("utf-8", "surrogatepass")
+        if len(data) > max_bytes:
+            keep = data[:max_bytes].decode("utf-8", "ignore")
+    elif len(keep) > max_bytes:
+        keep = keep[:max_bytes]
+    if len(keep) == len(text):
+        return text
+    return (
+        f"{keep}\n… [cell cut here: {len(text) - len(keep):,} more characters, over the "
+        "limit of one read] …"
+    )
 
 
 def _deliver_outputs(

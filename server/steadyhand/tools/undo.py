@@ -31,6 +31,8 @@ from steadyhand.tools.versions import (
 #: Diffs of restores are put in results only for texts up to this many characters.
 DIFF_MAX_CHARS = 200_000
 DEFAULT_HISTORY_LIMIT = 20
+#: The most versions one history listing shows, whatever ``limit`` asks for.
+MAX_HISTORY_LIMIT = 100
 
 
 def version_fields(store: HistoryStore, v: Version, current: bool) -> dict[str, object]:
@@ -74,7 +76,7 @@ def history(ctx: ToolContext, p: HistoryParams) -> Result:
         now = current_content(ctx, rp.path)
     except ToolError as err:  # the versions are listed all the same; none is current
         now, odd = None, not_text(err)
-    limit = p.limit or DEFAULT_HISTORY_LIMIT
+    limit = min(p.limit or DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT)
     newest = list(reversed(versions))[:limit]
     lines: list[str] = []
     fields: list[dict[str, object]] = []
@@ -92,7 +94,8 @@ def history(ctx: ToolContext, p: HistoryParams) -> Result:
         )
     head = f"{len(versions)} change(s) Steadyhand made to {rp.path}{who}, newest first"
     if len(versions) > len(newest):
-        head += f" (showing {len(newest)})"
+        most = " (the most one listing shows)" if limit < (p.limit or 0) else ""
+        head += f" (showing the newest {len(newest)}{most})"
     tail = ""
     if odd:
         tail = (

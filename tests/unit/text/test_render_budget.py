@@ -1,0 +1,33 @@
+"""How many numbered lines fit in a byte budget: the text of that many lines, numbered as a
+read shows them, fits; one more would not (and one line always goes out)."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from steadyhand.text.render import fitting_lines, number_lines
+
+_lines = st.lists(st.text(st.sampled_from("ab é😀\t"), max_size=60), max_size=60)
+
+
+@given(_lines, st.integers(1, 10**7), st.integers(1, 80), st.integers(1, 3000))
+def test_the_lines_that_fit_fit_and_one_more_would_not(
+    lines: list[str], first: int, max_line_chars: int, max_bytes: int
+) -> None:
+    n = fitting_lines(lines, first, max_line_chars, max_bytes)
+    assert n == len(lines) or 1 <= n < len(lines)
+
+    def size(k: int) -> int:
+        text, _ = number_lines(lines[:k], first, max_line_chars)
+        return len(text.encode("utf-8", "surrogatepass")) + k  # a newline per line, at most
+
+    if n > 1:
+        assert size(n) <= max_bytes + 24  # the cut marker's number is counted generously
+    if n < len(lines):
+        assert size(n + 1) > max_bytes - 24 * (n + 1)
+
+
+def test_a_first_line_over_the_budget_still_goes_out() -> None:
+    assert fitting_lines(["x" * 1000], 1, 2000, 10) == 1
+    assert fitting_lines([], 1, 2000, 10) == 0
