@@ -31,10 +31,11 @@ plain = client_with()
 
 
 def _size(result: dict[str, object]) -> int:
-    """Bytes of the answer's text, and of its other fields as JSON."""
-    text = str(result.get("message", ""))
-    rest = {k: v for k, v in result.items() if k != "message"}
-    return len(text.encode()) + len(json.dumps(rest, ensure_ascii=False).encode())
+    """Bytes of the answer's texts (as UTF-8, not JSON-escaped), and of its other fields
+    as JSON."""
+    texts = sum(len(v.encode()) for v in result.values() if isinstance(v, str))
+    rest = {k: v for k, v in result.items() if not isinstance(v, str)}
+    return texts + len(json.dumps(rest, ensure_ascii=False).encode())
 
 
 def _next_offset(message: str) -> int:
@@ -151,3 +152,33 @@ async def test_a_history_listing_is_bounded_whatever_the_limit(
     assert listed["ok"], listed
     assert len(listed["versions"]) == 100
     assert "showing the newest 100" in listed["message"]
+
+
+async def test_the_diff_of_a_large_change_is_cut_to_whole_hunks(
+    plain: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "many.txt"
+    f.write_text(
+        "".join(f"line {i}\n" + ("needle\n" if i % 10 == 0 else "") for i in range(60_000))
+    )
+    for offset in range(1, 66_001, 2000):  # see every line, window by window
+        await call(plain, READ, file_path="many.txt", offset=offset, limit=2000)
+    dry = await call(
+        plain,
+        EDIT,
+        file_path="many.txt",
+        old_string="needle",
+        new_string="pin",
+        replace_all=True,
+        dry_run=True,
+    )
+    assert dry["ok"] and dry["diff_cut"] > 0, {k: v for k, v in dry.items() if k != "diff"}
+    assert _size(dry) <= 2 * CAP + SLACK  # the diff, and the same diff in the message
+    assert dry["added"] == dry["removed"] == 6000
+    r = await call(
+        plain, EDIT, file_path="many.txt", old_string="needle", new_string="pin", replace_all=True
+    )
+    assert r["ok"] and r["diff_cut"] > 0 and _size(r) <= CAP + SLACK, r.get("diff_cut")
+    assert r["diff"].startswith("--- ") and r["diff"].count("\n@@ ") >= 1
+    assert "diff is cut" in r["message"]
+    assert r["added"] == r["removed"] == 6000

@@ -8,6 +8,7 @@ from steadyhand.protocol.results import Result, success
 from steadyhand.text.diff import whole_diff
 from steadyhand.text.encoding import UTF8
 from steadyhand.text.lines import count_lines, to_view
+from steadyhand.tools.bounds import diff_fields
 from steadyhand.tools.mutation import Target, commit, preview
 
 
@@ -21,8 +22,10 @@ async def create_file(target: Target, content: str) -> Result:
     size = len(change.data)
     # An edit's fields: what it replaced (nothing: one exact insertion) and the diff.
     as_edit: dict[str, object] = {}
+    cap = target.ctx.settings.max_read_bytes
     if tool != "write":
-        as_edit = {"replacements": 1, "matched": "exact", "diff": whole_diff("", view, name=path)}
+        shown_diff, _ = diff_fields(whole_diff("", view, name=path), cap)
+        as_edit = {"replacements": 1, "matched": "exact", **shown_diff}
     if target.dry_run:
         findings = await preview(target.ctx, change)
         warning = " " + secrets_warning(findings) if findings else ""
@@ -35,9 +38,9 @@ async def create_file(target: Target, content: str) -> Result:
             bytes=size,
             added=lines,
             removed=0,
-            diff=whole_diff("", view, name=path),
+            **diff_fields(whole_diff("", view, name=path), cap)[0],
             dry_run=True,
-            **{k: v for k, v in as_edit.items() if k != "diff"},
+            **{k: v for k, v in as_edit.items() if k not in ("diff", "diff_cut")},
             **dry_run_fields(findings),
         )
     applied = await commit(target.ctx, change)

@@ -23,6 +23,7 @@ from steadyhand.text.lines import ending_stats_spliced, to_view
 from steadyhand.text.matching import EXACT, MARKDOWN_SUFFIXES, EditPlan, Found, plan_edit
 from steadyhand.text.render import CUT_MARKER_RE, snippet, snippet_at
 from steadyhand.text.splices import Splice, apply_splices, raw_splices
+from steadyhand.tools.bounds import diff_fields
 from steadyhand.tools.mutation import Target, commit, preview
 
 
@@ -315,7 +316,8 @@ async def apply_plan(
         new_raw = apply_splices(snap.raw, rsp)
     change = target.change(snap, new_raw, snap.encoding, splices=plan.splices)
     if target.dry_run:
-        return _dry_run_result(snap, plan, new_view, summary, await preview(ctx, change))
+        findings = await preview(ctx, change)
+        return _dry_run_result(snap, plan, new_view, summary, findings, ctx.settings.max_read_bytes)
     # what the session has seen moves with the text (all of it, if it saw all)
     shown = None if rec.full_view else shown_after(rec.shown, view, plan.splices, lines)
     # the line-ending counts carry over: no pass over the new text
@@ -346,13 +348,16 @@ async def apply_plan(
         head += " " + plan.note
     if applied.note:
         head += " " + applied.note
+    shown_diff, cut_note = diff_fields(diff, ctx.settings.max_read_bytes)
+    if cut_note:
+        head += " " + cut_note
     message = f"{head}\n{shown_snippet}"
     return success(
         message,
         path=snap.path,
         replacements=n,
         matched=plan.tier.name,
-        diff=diff,
+        **shown_diff,
         added=ds.added,
         removed=ds.removed,
         via=applied.via,
@@ -367,6 +372,7 @@ def _dry_run_result(
     new_view: str,
     summary: str | None,
     findings: list[Finding],
+    max_bytes: int,
 ) -> Result:
     diff = splices_diff(snap.view, new_view, plan.splices, name=snap.path)
     ds = stat(diff)
@@ -380,13 +386,16 @@ def _dry_run_result(
         head += " " + plan.note
     if findings:
         head += " " + secrets_warning(findings)
+    shown_diff, cut_note = diff_fields(diff, max_bytes)
+    if cut_note:
+        head += " " + cut_note
     return success(
-        f"{head}\n{diff}",
+        f"{head}\n{shown_diff['diff']}",
         path=snap.path,
         dry_run=True,
         replacements=n,
         matched=plan.tier.name,
-        diff=diff,
+        **shown_diff,
         added=ds.added,
         removed=ds.removed,
         **dry_run_fields(findings),

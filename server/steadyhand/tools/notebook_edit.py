@@ -29,6 +29,7 @@ from steadyhand.state.file_state import (
 )
 from steadyhand.text.diff import stat, whole_diff
 from steadyhand.text.splices import apply_splices, raw_splices
+from steadyhand.tools.bounds import diff_fields
 from steadyhand.tools.mutation import Target, commit, open_target
 from steadyhand.tools.records import (
     NOTEBOOK_TOOL,
@@ -317,6 +318,9 @@ async def _apply(
         head += " " + _renumbered_note(moved)
     if applied.note:
         head += " " + applied.note
+    shown_diff, cut_note = diff_fields(diff, target.ctx.settings.max_read_bytes)
+    if cut_note:
+        head += " " + cut_note
     return success(
         head,
         path=path,
@@ -325,7 +329,7 @@ async def _apply(
         cell_index=i,
         cell_type=change.cell_type,
         total_cells=total,
-        diff=diff,
+        **shown_diff,
         added=ds.added,
         removed=ds.removed,
         via=applied.via,

@@ -9,6 +9,7 @@ from steadyhand.protocol.params import WriteParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.text.diff import stat, whole_diff
 from steadyhand.text.lines import ending_stats, line_ending_name, to_view
+from steadyhand.tools.bounds import diff_fields
 from steadyhand.tools.create import create_file
 from steadyhand.tools.mutation import commit, open_target, preview
 from steadyhand.tools.records import (
@@ -53,8 +54,10 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             "lines_after": after_lines,
             "added": ds.added,
             "removed": ds.removed,
-            "diff": diff,
         }
+        shown_diff, cut_note = diff_fields(diff, ctx.settings.max_read_bytes)
+        fields.update(shown_diff)
+        cut_note = " " + cut_note if cut_note else ""
         if p.dry_run:
             same = " (it already holds exactly this content)" if content == snap.raw else ""
             findings = await preview(ctx, change)
@@ -62,7 +65,7 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             return success(
                 f"Dry run: writing would update {path}{same}: {before_lines} line(s) before, "
                 f"{after_lines} line(s) after (≈ +{ds.added} / -{ds.removed}); nothing was "
-                f"written.{warning}",
+                f"written.{warning}{cut_note}",
                 **fields,
                 dry_run=True,
                 **dry_run_fields(findings),
@@ -88,6 +91,7 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             )
         if applied.note:
             message += " " + applied.note
+        message += cut_note
         return success(
             message,
             **fields,
