@@ -57,6 +57,8 @@ class Settings:
     max_line_chars: int = 2000
     #: Files tracked per session (LRU).
     max_tracked_files: int = 10_000
+    #: Sessions kept (the least recently used beyond it are dropped, never "default").
+    max_sessions: int = 256
     #: Bytes of file content kept for stale-diffs, shared by all sessions (LRU).
     content_store_bytes: int = 64 * 1024 * 1024
     #: Files larger than this are never kept in the content store.

@@ -34,12 +34,15 @@ from steadyhand.state.hashing import content_hash, text_hash
 from steadyhand.text.diff import line_opcodes, stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
 from steadyhand.text.lines import NewlineMap, ending_stats, to_view, with_endings
-from steadyhand.text.splices import Splice, apply_splices, changed_core, raw_splices
+from steadyhand.text.splices import Splice, apply_splices, changed_core, coalesce, raw_splices
 
 log = logging.getLogger(__name__)
 
 #: How long to wait for the editor's didChange after it applied an edit.
 CHANGE_WAIT_S = 1.5
+#: The most text edits one WorkspaceEdit carries (a change at more places is sent with
+#: neighbouring places merged into one edit each).
+MAX_TEXT_EDITS = 1000
 #: After the editor saved: how long a formatter may take to change the document.
 FORMAT_SETTLE_S = 0.3
 
@@ -576,7 +579,9 @@ class EditorWorld:
         else:
             raw = line_splices(before.raw, change.new_raw)
         edits: list[types.TextEdit | types.AnnotatedTextEdit] = []
-        for sp in (changed_core(before.raw, sp) for sp in raw):
+        cores = [changed_core(before.raw, sp) for sp in raw]
+        # One WorkspaceEdit carries at most MAX_TEXT_EDITS edits: neighbours are merged.
+        for sp in coalesce(before.raw, cores, MAX_TEXT_EDITS):
             start, end = idx.position(sp.start), idx.position(sp.end)
             rng = types.Range(
                 start=types.Position(line=start[0], character=start[1]),

@@ -17,6 +17,7 @@ from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import is_read_only, protected_pattern
 from steadyhand.history.store import Checkpoint, HistoryStore, Version
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.lists import MAX_LISTED, MAX_NAMED, list_fields, listed, named
 from steadyhand.protocol.params import CheckpointParams, RewindParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.tasks import run_to_end
@@ -191,6 +192,11 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
     lines += [f"- deleted {x} (this session created it)" for x in deleted]
     lines += [f"- unchanged {x} (already as at the checkpoint)" for x in unchanged]
     lines += [f"- skipped {s['path']}: {s['reason']}" for s in skipped]
+    lines, more = listed(lines, MAX_NAMED)
+    if more:
+        lines.append(
+            f"- and {more:,} more (the result's fields list them, up to {MAX_LISTED} each)"
+        )
     head = (
         f"Rewound session {p.session!r} to checkpoint {cp.id}{named}: {len(restored)} "
         f"restored, {len(deleted)} deleted, {len(skipped)} skipped."
@@ -203,11 +209,11 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
     return success(
         head + "\n" + "\n".join(lines),
         checkpoint=cp.id,
-        restored=restored,
-        deleted=deleted,
-        skipped=skipped,
-        unchanged=unchanged,
-        not_on_disk=sorted(buffer_only),
+        **list_fields("restored", restored),
+        **list_fields("deleted", deleted),
+        **list_fields("skipped", skipped),
+        **list_fields("unchanged", unchanged),
+        **list_fields("not_on_disk", sorted(buffer_only)),
     )
 
 
@@ -246,13 +252,13 @@ async def _apply_all(
             "Every file it had already restored was put back, so nothing was changed."
             if not stuck
             else f"These files could not be put back and hold their checkpoint version: "
-            f"{', '.join(stuck)} (their newer content is in history: undo brings it back)."
+            f"{named(stuck)} (their newer content is in history: undo brings it back)."
         )
         raise ToolError(
             err.code,
             f"Rewind stopped at {failed}: {err.message} {outcome}",
             path=failed,
-            not_rolled_back=stuck,
+            **list_fields("not_rolled_back", stuck),
         ) from err
     restored = [x.path for x in done if x.text is not None]
     deleted = [x.path for x in done if x.text is None]

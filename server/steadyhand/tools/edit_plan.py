@@ -16,6 +16,7 @@ from steadyhand.documents.snapshot import (
 )
 from steadyhand.guards.secrets import Finding
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.lists import list_fields
 from steadyhand.protocol.results import Result, success
 from steadyhand.state.file_state import FileRecord, Range, missing_lines, shift_ranges
 from steadyhand.text.diff import splices_diff, stat, whole_diff
@@ -230,7 +231,7 @@ def shown_lines(
         what + step,
         path=snap.path,
         lines=[where[0], where[1]],
-        unseen=[[a, b] for a, b in gaps],
+        **list_fields("unseen", [[a, b] for a, b in gaps]),
     )
 
 

@@ -35,6 +35,8 @@ IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 PDF_SUFFIX = ".pdf"
 #: Image outputs delivered by one notebook read, at most.
 MAX_NOTEBOOK_IMAGES = 8
+#: Cells shown by one notebook read, at most (each has an entry in ``cells``).
+MAX_CELLS = 500
 
 
 def kind_by_name(path: str) -> str | None:
@@ -391,7 +393,7 @@ async def _read_notebook(ctx: ToolContext, p: ReadParams, path: str) -> Result |
         if not parts:  # the first cell is shown even alone over the limit: cut
             text = _cut_cell(text, 4 * s.max_read_tokens, s.max_read_bytes)
         cost = estimate_tokens(text)
-        if parts and used + cost > s.max_read_tokens:
+        if parts and (used + cost > s.max_read_tokens or len(parts) == MAX_CELLS):
             break
         parts.append(text)
         outputs.extend(imgs)
@@ -402,7 +404,13 @@ async def _read_notebook(ctx: ToolContext, p: ReadParams, path: str) -> Result |
     images = await asyncio.to_thread(_deliver_outputs, ctx, path, outputs)
     notes: list[str] = []
     if last < total:
-        why = " (the rest would pass the token limit)" if last < end else ""
+        why = ""
+        if last < end:
+            why = (
+                f" (one read shows at most {MAX_CELLS} cells)"
+                if last - start + 1 == MAX_CELLS
+                else " (the rest would pass the token limit)"
+            )
         notes.append(
             f"(Showing cells {start}-{last} of {total}{why}. To read more, call read with "
             f"offset={last + 1}; offset and limit count cells in a notebook.)"
