@@ -81,7 +81,7 @@ class Settings:
     history: bool = True
     #: Folder of the history store; "" = the user's state dir ($XDG_STATE_HOME/steadyhand).
     history_dir: str = ""
-    #: Disk budget of one workspace's history (least recently used versions go first).
+    #: Disk budget of one folder's history store (least recently used versions go first).
     history_max_bytes: int = 256 * 1024 * 1024
     #: Versions of files larger than this are not kept.
     history_max_file_bytes: int = 16 * 1024 * 1024

@@ -130,7 +130,7 @@ class SteadyhandServer(LanguageServer):
         ctx.sessions.max_files = settings.max_tracked_files
         ctx.sessions.max_sessions = settings.max_sessions
         self.editor.settings = settings
-        configure_history(ctx, self.workspace_paths())
+        configure_history(ctx, list(ctx.roots.workspace + ctx.roots.allowed))
         if self.watcher is not None:
             self.watcher.enabled = settings.watch
         log.info("settings: %s; roots: %s", settings, ctx.roots.workspace + ctx.roots.allowed)

@@ -10,7 +10,8 @@ from __future__ import annotations
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import check_writable
-from steadyhand.history.store import HistoryStore, Version
+from steadyhand.history.store import Version
+from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import HistoryParams, UndoParams
 from steadyhand.protocol.results import Result, success
@@ -35,7 +36,7 @@ DEFAULT_HISTORY_LIMIT = 20
 MAX_HISTORY_LIMIT = 100
 
 
-def version_fields(store: HistoryStore, v: Version, current: bool) -> dict[str, object]:
+def version_fields(store: History, v: Version, current: bool) -> dict[str, object]:
     return {
         "id": v.id,
         "time": iso(v.time),
