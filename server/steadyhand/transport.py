@@ -85,8 +85,7 @@ def handle_body(protocol: JsonRPCProtocol, body: bytes) -> None:
         return
     if "method" in data and data["method"] != EXIT and is_shut_down(protocol):
         # After `shutdown` only `exit` is taken: a request fails at once (LSP says
-        # InvalidRequest), a notification is dropped. Answers to the server's own
-        # requests still arrive.
+        # InvalidRequest), a notification is dropped.
         if "id" in data:
             _reply_error(
                 protocol,

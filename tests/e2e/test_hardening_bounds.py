@@ -182,3 +182,24 @@ async def test_the_diff_of_a_large_change_is_cut_to_whole_hunks(
     assert r["diff"].startswith("--- ") and r["diff"].count("\n@@ ") >= 1
     assert "diff is cut" in r["message"]
     assert r["added"] == r["removed"] == 6000
+
+
+small_reads = client_with({"maxReadTokens": 200})
+
+
+async def test_a_pdf_page_too_large_for_one_answer_is_cut(
+    small_reads: LanguageClient, workspace: Path
+) -> None:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_font("helvetica", size=6)
+    pdf.add_page()
+    for i in range(60):
+        pdf.cell(text=f"line {i} of a page holding far more text than one read may answer")
+        pdf.ln(3)
+    (workspace / "dense.pdf").write_bytes(bytes(pdf.output()))
+    r = await call(small_reads, READ, file_path="dense.pdf", pages="1")
+    assert r["ok"] and r["type"] == "pdf", r
+    assert "page cut here" in r["message"] and "line 0 of" in r["message"]
+    assert len(r["message"]) < 4 * 200 + 400

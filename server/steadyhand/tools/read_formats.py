@@ -10,6 +10,7 @@ read-before-write and staleness rules hold for these files too.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import stat
 
@@ -286,6 +287,14 @@ async def _read_pdf(ctx: ToolContext, p: ReadParams, path: str) -> Result:
         )
     body = pdf_fmt.render(pages, count)
     tokens = estimate_tokens(body)
+    if tokens > s.max_read_tokens and len(pages) == 1:
+        # One page over the limit cannot be read in fewer pages: its text is cut.
+        page = pages[0]
+        room = max(1, 4 * s.max_read_tokens - 256)  # the page's head line and the marker
+        cut = _cut_text(page.text, room, s.max_read_bytes, "page")
+        pages = [dataclasses.replace(page, text=cut)]
+        body = pdf_fmt.render(pages, count)
+        tokens = estimate_tokens(body)
     if tokens > s.max_read_tokens:
         fit = max(1, len(pages) * s.max_read_tokens // tokens)
         first = numbers[0]
@@ -391,7 +400,7 @@ async def _read_notebook(ctx: ToolContext, p: ReadParams, path: str) -> Result |
     for cell in nb.cells[start - 1 : end]:
         text, imgs = nb_fmt.render_cell(cell, p.include_images)
         if not parts:  # the first cell is shown even alone over the limit: cut
-            text = _cut_cell(text, 4 * s.max_read_tokens, s.max_read_bytes)
+            text = _cut_text(text, 4 * s.max_read_tokens, s.max_read_bytes, "cell")
         cost = estimate_tokens(text)
         if parts and (used + cost > s.max_read_tokens or len(parts) == MAX_CELLS):
             break
@@ -443,9 +452,9 @@ async def _read_notebook(ctx: ToolContext, p: ReadParams, path: str) -> Result |
     return result
 
 
-def _cut_cell(text: str, max_chars: int, max_bytes: int) -> str:
-    """``text`` (a rendered cell) cut to ``max_chars`` characters and ``max_bytes`` bytes
-    of UTF-8, with a marker saying how much was left out."""
+def _cut_text(text: str, max_chars: int, max_bytes: int, what: str) -> str:
+    """``text`` (a rendered cell, a page's text) cut to ``max_chars`` characters and
+    ``max_bytes`` bytes of UTF-8, with a marker saying how much was left out."""
     keep = text[:max_chars]
     if not keep.isascii():
         data = keep.encode("utf-8", "surrogatepass")
@@ -456,7 +465,7 @@ def _cut_cell(text: str, max_chars: int, max_bytes: int) -> str:
     if len(keep) == len(text):
         return text
     return (
-        f"{keep}\n… [cell cut here: {len(text) - len(keep):,} more characters, over the "
+        f"{keep}\n… [{what} cut here: {len(text) - len(keep):,} more characters, over the "
         "limit of one read] …"
     )
 
