@@ -47,12 +47,14 @@ class FrameError:
 def content_length(value: bytes) -> int | str:
     """The byte count a ``Content-Length`` value gives, or why it gives none."""
     digits = value.strip(b" \t\r\n")
+    if digits.isdigit() and len(digits) <= _MAX_DIGITS:  # bytes: ASCII digits only
+        n = int(digits)
+        if n <= MAX_BODY_BYTES:
+            return n
     shown = digits[:20].decode("ascii", "backslashreplace")
-    if not digits or not (digits.isascii() and digits.isdigit()):
+    if not digits.isdigit():
         return f"Content-Length `{shown}` is not a number of bytes"
-    if len(digits) > _MAX_DIGITS or int(digits) > MAX_BODY_BYTES:
-        return f"Content-Length `{shown}` is over the {MAX_BODY_BYTES:,}-byte limit"
-    return int(digits)
+    return f"Content-Length `{shown}` is over the {MAX_BODY_BYTES:,}-byte limit"
 
 
 def can_be_header(line: bytes | bytearray) -> bool:
@@ -82,7 +84,9 @@ class FrameParser:
         #: Errors found before this stream offset were answered already (a frame looked
         #: at again while resynchronising is not answered twice).
         self._quiet_until = 0
-        # The current header block: its Content-Length, and why it is unusable.
+        # The current header block: whether it has a header line yet, its Content-Length,
+        # and why it is unusable.
+        self._headers = False
         self._length: int | None = None
         self._bad: str | None = None
 
@@ -127,13 +131,14 @@ class FrameParser:
                 if end < 0:
                     break  # the rest of the line is still coming
                 pos = end + 1
-                if self._body is not None or data[block:pos].isspace():
+                if self._body is not None or not self._headers:
                     block = pos  # a body follows, or a blank line between frames
                 continue
             # Look again from just after the block's start: a body sent without a header
             # may run straight into the next frame's header.
             found_at = self._offset + (size if end < 0 else end + 1)
             self._skipping = True
+            self._headers = False
             self._length = self._bad = None
             pos = block = block + 1
             if found_at > self._quiet_until:
@@ -150,25 +155,27 @@ class FrameParser:
         arriving); why the frame cannot be read, or None."""
         if (size := (end + 1 if end >= 0 else len(data)) - block) > MAX_HEADER_BYTES:
             return f"its header lines are over {MAX_HEADER_BYTES:,} bytes ({size:,} seen)"
-        line = data[pos:] if end < 0 else data[pos : end + 1]
         if end < 0:
+            line = data[pos:]
             if line.strip(b"\r") and not can_be_header(line):
                 return "a line that is no header was found where a header belongs"
             return None
-        if not line.strip(b"\r\n"):
-            if pos == block or data[block:pos].isspace():
+        if end - pos <= 1 and data[pos] in b"\r\n":  # an empty line: LF or CRLF
+            if not self._headers:
                 return None  # a blank line between frames
+            self._headers = False
             if self._bad is not None:
                 return self._bad
             if self._length is None:
                 return "its header has no Content-Length"
             self._body, self._length = self._length, None
             return None
-        name, colon, value = line.partition(b":")
-        if not colon or _NAME.fullmatch(name) is None:
+        colon = data.find(b":", pos, end)
+        if colon < 0 or _NAME.fullmatch(data, pos, colon) is None:
             return "a line that is no header was found where a header belongs"
-        if name.lower() == b"content-length":
-            length = content_length(value)
+        self._headers = True
+        if colon - pos == 14 and data[pos:colon].lower() == b"content-length":
+            length = content_length(data[colon + 1 : end + 1])
             if isinstance(length, str):
                 self._bad = self._bad or length
             elif self._length is not None and self._length != length:
