@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -17,8 +19,8 @@ def _cut(line: str, max_line_chars: int) -> str:
     return line[:max_line_chars] + TRUNCATION_MARKER.format(n=len(line) - max_line_chars)
 
 
-#: Characters the cut marker adds (with a number of up to 12 digits).
-_MARKER_CHARS = len(TRUNCATION_MARKER.format(n=10**11))
+#: Bytes the cut marker adds (with a number of up to 12 digits).
+_MARKER_BYTES = len(TRUNCATION_MARKER.format(n=10**11).encode("utf-8"))
 
 _BLOCK = 4096
 
@@ -63,17 +65,28 @@ def fitting_lines(
     lines: Sequence[str], first_line: int, max_line_chars: int, max_bytes: int
 ) -> int:
     """How many of ``lines``, numbered from ``first_line`` as :func:`number_lines` does,
-    fit in ``max_bytes`` of UTF-8 output (always at least one, when there is one)."""
-    used = 0
-    for i, line in enumerate(lines):
-        n = first_line + i
-        shown = len(line) if len(line) <= max_line_chars else max_line_chars + _MARKER_CHARS
-        if not line.isascii():
-            shown = len(_cut(line, max_line_chars).encode("utf-8", "surrogatepass"))
-        used += shown + max(6, len(str(n))) + 2  # the number, a tab, a newline
-        if used > max_bytes and i > 0:
-            return i
-    return len(lines)
+    fit in ``max_bytes`` of UTF-8 output (always at least one, when there is one). Exact
+    for lines of ASCII; a line with other characters counts its UTF-8 bytes, and a cut
+    one at most four bytes a character it keeps, so what fits never passes the budget."""
+    n = len(lines)
+    if n == 0:
+        return 0
+    width = max(6, len(str(first_line + n - 1))) + 2  # the number, a tab, a newline
+    sizes = list(map(len, lines))
+    if not all(map(str.isascii, lines)):
+        sizes = [
+            size if line.isascii() else len(line.encode("utf-8", "surrogatepass"))
+            for size, line in zip(sizes, lines, strict=True)
+        ]
+    if max(map(len, lines)) > max_line_chars:
+        sizes = [
+            (1 if line.isascii() else 4) * max_line_chars + _MARKER_BYTES
+            if len(line) > max_line_chars
+            else size
+            for size, line in zip(sizes, lines, strict=True)
+        ]
+    totals = list(itertools.accumulate(size + width for size in sizes))
+    return max(1, bisect.bisect_right(totals, max_bytes))
 
 
 def estimate_tokens(text: str) -> int:

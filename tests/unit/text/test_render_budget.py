@@ -12,7 +12,7 @@ _lines = st.lists(st.text(st.sampled_from("ab é😀\t"), max_size=60), max_size
 
 
 @given(_lines, st.integers(1, 10**7), st.integers(1, 80), st.integers(1, 3000))
-def test_the_lines_that_fit_fit_and_one_more_would_not(
+def test_the_lines_that_fit_never_pass_the_budget(
     lines: list[str], first: int, max_line_chars: int, max_bytes: int
 ) -> None:
     n = fitting_lines(lines, first, max_line_chars, max_bytes)
@@ -20,12 +20,23 @@ def test_the_lines_that_fit_fit_and_one_more_would_not(
 
     def size(k: int) -> int:
         text, _ = number_lines(lines[:k], first, max_line_chars)
-        return len(text.encode("utf-8", "surrogatepass")) + k  # a newline per line, at most
+        return len(text.encode("utf-8", "surrogatepass")) + 1  # and a newline after
 
     if n > 1:
-        assert size(n) <= max_bytes + 24  # the cut marker's number is counted generously
-    if n < len(lines):
-        assert size(n + 1) > max_bytes - 24 * (n + 1)
+        assert size(n) <= max_bytes
+
+
+@given(
+    st.lists(st.text(st.sampled_from("ab \t"), max_size=60), max_size=60),
+    st.integers(1, 10**5),
+    st.integers(1, 3000),
+)
+def test_lines_of_ascii_fit_exactly(lines: list[str], first: int, max_bytes: int) -> None:
+    n = fitting_lines(lines, first, 100, max_bytes)
+    width = max(6, len(str(first + len(lines) - 1))) + 2 if lines else 0
+    used = sum(len(line) + width for line in lines[:n])
+    assert n == len(lines) or used + len(lines[n]) + width > max_bytes
+    assert n <= 1 or used <= max_bytes
 
 
 def test_a_first_line_over_the_budget_still_goes_out() -> None:
