@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 import functools
 import itertools
 import re
@@ -85,8 +84,40 @@ def fitting_lines(
             else size
             for size, line in zip(sizes, lines, strict=True)
         ]
-    totals = list(itertools.accumulate(size + width for size in sizes))
-    return max(1, bisect.bisect_right(totals, max_bytes))
+    if sum(sizes) + width * n <= max_bytes:
+        return n  # the usual case, counted at C speed
+    totals = list(itertools.accumulate(sizes))
+    # the most k with totals[k - 1] + width * k <= max_bytes (totals grow faster than k)
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if totals[mid - 1] + width * mid <= max_bytes:
+            lo = mid
+        else:
+            hi = mid - 1
+    return max(1, lo)
+
+
+def number_lines_within(
+    lines: list[str], first_line: int, max_line_chars: int, max_bytes: int
+) -> tuple[str, bool, int]:
+    """:func:`number_lines` of as many of ``lines`` as fit in ``max_bytes`` of UTF-8
+    (:func:`fitting_lines`): the text, whether a line was cut, and how many lines it holds.
+    When all fit (the usual case) this costs nothing more than numbering them."""
+    text, cut = number_lines(lines, first_line, max_line_chars)
+    if _utf8_size_at_most(text, max_bytes):
+        return text, cut, len(lines)
+    count = fitting_lines(lines, first_line, max_line_chars, max_bytes)
+    text, cut = number_lines(lines[:count], first_line, max_line_chars)
+    return text, cut, count
+
+
+def _utf8_size_at_most(text: str, max_bytes: int) -> bool:
+    if len(text) > max_bytes:
+        return False
+    if text.isascii() or 4 * len(text) <= max_bytes:  # both O(1)
+        return True
+    return len(text.encode("utf-8", "surrogatepass")) <= max_bytes
 
 
 def estimate_tokens(text: str) -> int:

@@ -15,7 +15,7 @@ from steadyhand.protocol.params import ReadParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.state.file_state import merge_ranges
 from steadyhand.state.staleness import is_stale
-from steadyhand.text.render import estimate_tokens, fitting_lines, number_lines
+from steadyhand.text.render import estimate_tokens, number_lines_within
 from steadyhand.tools import read_formats as formats
 from steadyhand.tools.records import file_unchanged, record_for, remember
 from steadyhand.tools.suggest import not_found
@@ -109,12 +109,10 @@ def _read_snapshot(
         )
     end = min(total, start + limit - 1)
     window = lines[start - 1 : end]
-    fit = fitting_lines(window, start, s.max_line_chars, s.max_read_bytes)
+    # The window stops at the byte cap of one answer.
+    body, cut, fit = number_lines_within(window, start, s.max_line_chars, s.max_read_bytes)
     capped = fit < len(window)
-    if capped:  # the window stops at the byte cap of one answer
-        end = start + fit - 1
-        window = window[:fit]
-    body, cut = number_lines(window, start, s.max_line_chars)
+    end = start + fit - 1
     if whole and estimate_tokens(body) > s.max_read_tokens:
         raise formats.outline_snapshot(ctx, p, snap, estimate_tokens(body))
     session.put(record_for(snap, merge_ranges(base_shown, (start, end)), key, remember(ctx, snap)))
@@ -200,7 +198,7 @@ async def _read_large(ctx: ToolContext, p: ReadParams, rp: ResolvedPath, start: 
         return file_unchanged(rp.path, start, fields, what="these lines")
     base = prev.shown if (same and prev is not None) else ()
     # The window stops at the byte cap of one answer (the reader keeps no more than that).
-    fit = fitting_lines(win.lines, start, s.max_line_chars, s.max_read_bytes)
+    body, cut, fit = number_lines_within(win.lines, start, s.max_line_chars, s.max_read_bytes)
     shown_lines = win.lines[:fit]
     capped = fit < len(win.lines) or win.capped
     end = start + len(shown_lines) - 1
@@ -229,7 +227,6 @@ async def _read_large(ctx: ToolContext, p: ReadParams, rp: ResolvedPath, start: 
             num_lines=0,
             **fields,
         )
-    body, cut = number_lines(shown_lines, start, s.max_line_chars)
     more = f" To read more, call read with offset={end + 1}." if end < total else ""
     limited = _capped(s.max_read_bytes if capped and end < total else None)
     notes = [

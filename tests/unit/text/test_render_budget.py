@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from steadyhand.text.render import fitting_lines, number_lines
+from steadyhand.text.render import fitting_lines, number_lines, number_lines_within
 
 _lines = st.lists(st.text(st.sampled_from("ab é😀\t"), max_size=60), max_size=60)
 
@@ -42,3 +42,17 @@ def test_lines_of_ascii_fit_exactly(lines: list[str], first: int, max_bytes: int
 def test_a_first_line_over_the_budget_still_goes_out() -> None:
     assert fitting_lines(["x" * 1000], 1, 2000, 10) == 1
     assert fitting_lines([], 1, 2000, 10) == 0
+
+
+@given(_lines, st.integers(1, 10**5), st.integers(1, 80), st.integers(1, 3000))
+def test_numbering_within_a_budget_is_numbering_the_lines_that_fit(
+    lines: list[str], first: int, max_line_chars: int, max_bytes: int
+) -> None:
+    text, cut, count = number_lines_within(lines, first, max_line_chars, max_bytes)
+    assert (text, cut) == number_lines(lines[:count], first, max_line_chars)
+    if count < len(lines):
+        assert count == fitting_lines(lines, first, max_line_chars, max_bytes)
+    else:
+        whole, _ = number_lines(lines, first, max_line_chars)
+        fits = len(whole.encode("utf-8", "surrogatepass")) <= max_bytes
+        assert fits or count == fitting_lines(lines, first, max_line_chars, max_bytes)
