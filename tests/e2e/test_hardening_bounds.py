@@ -157,6 +157,8 @@ async def test_a_history_listing_is_bounded_whatever_the_limit(
 async def test_the_diff_of_a_large_change_is_cut_to_whole_hunks(
     plain: LanguageClient, workspace: Path
 ) -> None:
+    """A long diff is left out unless asked for; asked for (include_diff), it holds at
+    most maxReadBytes: its first whole hunks, with a count of those left out."""
     f = workspace / "many.txt"
     f.write_text(
         "".join(f"line {i}\n" + ("needle\n" if i % 10 == 0 else "") for i in range(60_000))
@@ -171,12 +173,19 @@ async def test_the_diff_of_a_large_change_is_cut_to_whole_hunks(
         new_string="pin",
         replace_all=True,
         dry_run=True,
+        include_diff=True,
     )
     assert dry["ok"] and dry["diff_cut"] > 0, {k: v for k, v in dry.items() if k != "diff"}
     assert _size(dry) <= 2 * CAP + SLACK  # the diff, and the same diff in the message
     assert dry["added"] == dry["removed"] == 6000
     r = await call(
-        plain, EDIT, file_path="many.txt", old_string="needle", new_string="pin", replace_all=True
+        plain,
+        EDIT,
+        file_path="many.txt",
+        old_string="needle",
+        new_string="pin",
+        replace_all=True,
+        include_diff=True,
     )
     assert r["ok"] and r["diff_cut"] > 0 and _size(r) <= CAP + SLACK, r.get("diff_cut")
     assert r["diff"].startswith("--- ") and r["diff"].count("\n@@ ") >= 1

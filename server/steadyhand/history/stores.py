@@ -25,7 +25,14 @@ import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 
-from steadyhand.history.store import Checkpoint, HistoryStore, Version, new_id, workspace_key
+from steadyhand.history.store import (
+    Checkpoint,
+    Entry,
+    HistoryStore,
+    Version,
+    new_id,
+    workspace_key,
+)
 
 log = logging.getLogger(__name__)
 
@@ -140,6 +147,21 @@ class History:
         self.max_bytes, self.max_file_bytes = max_bytes, max_file_bytes
         for s in self._all():
             s.resize(max_bytes, max_file_bytes)
+
+    @property
+    def entries(self) -> list[Entry]:
+        """Every change and checkpoint of every store, oldest first (a checkpoint written
+        to several stores counted once). Positions in it hold for one look only."""
+        merged = heapq.merge(*(s.entries for s in self._all()), key=lambda e: e.time)
+        seen: set[str] = set()
+        out: list[Entry] = []
+        for e in merged:
+            if isinstance(e, Checkpoint):
+                if e.id in seen:
+                    continue
+                seen.add(e.id)
+            out.append(e)
+        return out
 
     def versions(self, path: str, session: str | None = None) -> list[Version]:
         """The changes to ``path``, oldest first (only ``session``'s, if given)."""

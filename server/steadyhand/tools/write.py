@@ -9,19 +9,21 @@ from steadyhand.protocol.params import WriteParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.text.diff import stat, whole_diff
 from steadyhand.text.lines import ending_stats, line_ending_name, to_view
-from steadyhand.tools.bounds import diff_fields
 from steadyhand.tools.create import create_file
 from steadyhand.tools.mutation import commit, open_target, preview
 from steadyhand.tools.records import (
     full_range,
     lines_from,
+    omitted_note,
     record_for,
     total_lines,
 )
 
 
 async def write(ctx: ToolContext, p: WriteParams) -> Result:
-    async with open_target(ctx, p.file_path, p.session, "write", dry_run=p.dry_run) as target:
+    async with open_target(
+        ctx, p.file_path, p.session, "write", dry_run=p.dry_run, include_diff=p.include_diff
+    ) as target:
         if not target.exists:
             return await create_file(target, p.content)
         path = target.path
@@ -54,10 +56,9 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             "lines_after": after_lines,
             "added": ds.added,
             "removed": ds.removed,
+            **target.diff_fields(diff, after_lines),
         }
-        shown_diff, cut_note = diff_fields(diff, ctx.settings.max_read_bytes)
-        fields.update(shown_diff)
-        cut_note = " " + cut_note if cut_note else ""
+        note = " " + omitted_note(fields) if omitted_note(fields) else ""
         if p.dry_run:
             same = " (it already holds exactly this content)" if content == snap.raw else ""
             findings = await preview(ctx, change)
@@ -65,7 +66,7 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             return success(
                 f"Dry run: writing would update {path}{same}: {before_lines} line(s) before, "
                 f"{after_lines} line(s) after (≈ +{ds.added} / -{ds.removed}); nothing was "
-                f"written.{warning}{cut_note}",
+                f"written.{warning}{note}",
                 **fields,
                 dry_run=True,
                 **dry_run_fields(findings),
@@ -91,7 +92,7 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             )
         if applied.note:
             message += " " + applied.note
-        message += cut_note
+        message += note
         return success(
             message,
             **fields,
