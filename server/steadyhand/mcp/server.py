@@ -113,7 +113,7 @@ class Local:
         self.ctx = ToolContext(
             settings=settings,
             roots=Roots((), settings.allowed_paths, settings.deny_globs),
-            sessions=SessionRegistry(settings.max_tracked_files),
+            sessions=SessionRegistry(settings.max_tracked_files, settings.max_sessions),
             store=ContentStore(settings.content_store_bytes, settings.content_store_max_file_bytes),
             syscalls=syscalls,
             world=DiskWorld(syscalls, fsync=settings.fsync),
@@ -128,7 +128,7 @@ class Local:
 
         s = self.ctx.settings
         self.ctx.roots = Roots.of(roots, s.allowed_paths, s.deny_globs, s.allow_hard_links)
-        configure(self.ctx, list(self.ctx.roots.workspace))
+        configure(self.ctx, list(self.ctx.roots.workspace + self.ctx.roots.allowed))
         log.info("roots: %s", ", ".join(self.ctx.roots.workspace))
 
 
