@@ -538,7 +538,10 @@ async def _serve(options: Options) -> int:
         idle.message()
         server.on_line(line)
 
-    framer = rpc.LineFramer(on_line, server.on_close)
+    def too_long() -> None:
+        server.fail(None, rpc.PARSE_ERROR, rpc.TOO_LONG)
+
+    framer = rpc.LineFramer(on_line, server.on_close, on_too_long=too_long)
     transport: asyncio.BaseTransport | None = None
     # Windows: a host's pipes are not overlapped, so the proactor cannot read them
     if sys.platform != "win32" and _is_pipe_or_socket(stdin.fileno()):
