@@ -769,23 +769,28 @@ def _tiers(view: str, old_lf: str, had_cr: bool, budget: Budget) -> Found | None
             return Found(LINE_ENDINGS, tuple(found), overlap, old_lf)
     hay = Normalized(view)
     needle = Normalized(old_lf)
+    # From the trailing-whitespace tier on, blanks ending the needle are trailing only if
+    # the match ends a line; else they are the file's own spaces mid-line, matched as
+    # they are (``kept``: the needle with them).
+    ends_blank = False
+    kept: Normalized | None = None
     for tier in _CHAR_TIERS:
         assert tier.stage is not None
         budget.check()
         h2, n2 = hay.then(tier.stage), needle.then(tier.stage)
         changed = h2.text != hay.text or n2.text != needle.text
-        ends_blank = tier is TRAILING_WHITESPACE and bool(_END_BLANK_RE.search(needle.text))
-        pre = needle.text
+        if tier is TRAILING_WHITESPACE and _END_BLANK_RE.search(needle.text):
+            ends_blank = True
+            kept = Normalized(_TRAILING_INNER_RE.sub("", needle.text))
+        elif kept is not None:
+            kept = kept.then(tier.stage)
         hay, needle = h2, n2
         if not changed:
             continue
         verify = _verifier(view, old_lf, tier)
         found, overlap = _char_tier(hay, needle, ends_blank, verify, budget)
-        if ends_blank:
-            # The needle's final blanks are trailing only if the match ends a line; else
-            # they are the file's own spaces mid-line, matched as they are.
-            kept = _TRAILING_INNER_RE.sub("", pre)
-            more, _ = _char_tier(hay, Normalized(kept), False, verify, budget)
+        if kept is not None:
+            more, _ = _char_tier(hay, kept, False, verify, budget)
             found, overlap = _merge(found, overlap, more)
         if found:
             return Found(tier, tuple(found), overlap, old_lf)
@@ -855,9 +860,11 @@ def _reread(view: str, old_lf: str, budget: Budget) -> Found | None:
 
 
 #: What :func:`carry_over` aligns as a whole: a quoted string (its quotes pair up), a
-#: word, a run of whitespace, or one other character. A single quote opens a string only
-#: where it is no apostrophe (no letter before the opening one or after the closing one).
-_TOKEN_RE = re.compile(r"""\"[^"\n]*"|(?<!\w)'[^'\n]*'(?!\w)|\w+|\s+|.""", re.DOTALL)
+#: word (with the combining accents on its letters), a run of whitespace, or one other
+#: character. A single quote opens a string only where it is no apostrophe (no letter
+#: before the opening one or after the closing one).
+_MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u3099\u309a"
+_TOKEN_RE = re.compile(f"""\"[^"\n]*"|(?<!\\w)'[^'\n]*'(?!\\w)|[\\w{_MARKS}]+|\\s+|.""", re.DOTALL)
 
 
 def _tokens(text: str) -> list[tuple[int, int]]:
@@ -1108,20 +1115,26 @@ def _out_of_time(path: str) -> ToolError:
     )
 
 
-def _reread_new(found: Found, new_lf: str, view: str) -> str:
+def _reread_new(found: Found, new_lf: str, view: str, path: str) -> str:
     """``new_string`` read the way the match read ``old_string`` (line numbers taken
     off, one level of escaping undone); raises :class:`ToolError` when it cannot be."""
+    lines = line_numbers(view, found.spans)
+    where = f"line{'s' if len(lines) != 1 else ''} {_numbers(lines)}"
     for reading in found.readings:
         if reading is LINE_NUMBERS:
             for c in found.candidates:
-                if slips.starts_like_a_prefix(view[c.start : c.end].split("\n")):
+                if slips.starts_like_a_prefix(
+                    view[c.start : c.end].split("\n")
+                ) and not slips.every_line_prefixed(new_lf, found.padded):
                     raise ToolError(
                         ErrorCode.NO_MATCH,
-                        "old_string matches only without the read output's line-number "
-                        "prefixes, and the file's own lines there start with numbers too, "
-                        "so which numbers in new_string are prefixes is not certain; "
-                        "nothing was changed. Send old_string and new_string without the "
-                        "line-number prefixes.",
+                        f"old_string was not found in {path} as written; without the read "
+                        f"output's line-number prefixes it matches {where}, but the file's "
+                        "own lines there start with numbers too, so which numbers in "
+                        "new_string (whose lines do not all carry a prefix) are prefixes is "
+                        "not certain, and nothing was changed. Send old_string and "
+                        "new_string without the line-number prefixes.",
+                        lines=lines,
                     )
             new_lf = slips.strip_new_line_numbers(new_lf, found.padded)
         elif reading is ESCAPES and "\\" in new_lf:
@@ -1129,10 +1142,12 @@ def _reread_new(found: Found, new_lf: str, view: str) -> str:
             if decoded is None or "\n" in new_lf:
                 raise ToolError(
                     ErrorCode.NO_MATCH,
-                    'old_string matches only read unescaped (\\n as a line break, \\" as '
-                    "a quote), but new_string does not read the same way, so what to write "
-                    "is not certain; nothing was changed. Send old_string and new_string "
-                    "with real line breaks and quotes instead of escapes.",
+                    f"old_string was not found in {path} as written; read unescaped (\\n as "
+                    f'a line break, \\" as a quote) it matches {where}, but new_string does '
+                    "not read the same way, so what to write is not certain, and nothing "
+                    "was changed. Send old_string and new_string with real line breaks and "
+                    "quotes instead of escapes.",
+                    lines=lines,
                 )
             new_lf = to_view(decoded)
     return new_lf
@@ -1205,7 +1220,7 @@ def plan_edit(
             lines=lines,
             expected=expected_replacements,
         )
-    new_lf = _reread_new(found, to_view(new), view)
+    new_lf = _reread_new(found, to_view(new), view, path)
     if found.new_trimmed:
         parts = new_lf.split("\n")
         if len(parts) > 1 and not parts[-1].strip(" \t" + ODD_SPACES):

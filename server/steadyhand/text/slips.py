@@ -246,6 +246,19 @@ def strip_new_line_numbers(new: str, padded: bool) -> str:
     return "\n".join(out)
 
 
+def every_line_prefixed(new: str, padded: bool) -> bool:
+    """Whether every line of ``new`` has a prefix of the form (so exactly one comes off
+    each, whatever the lines hold after it); an empty last line needs none."""
+    lines = new.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    for line in lines:
+        m = _PREFIX_RE.match(line) or _BARE_RE.fullmatch(line)
+        if m is None or (padded and not _padded(m.group(1), m.group(2))):
+            return False
+    return True
+
+
 def starts_like_a_prefix(lines: Iterable[str]) -> bool:
     """Whether any of ``lines`` starts with what could be a line-number prefix."""
     return any(_PREFIX_RE.match(line) for line in lines)
