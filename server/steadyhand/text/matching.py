@@ -47,7 +47,15 @@ from typing import Literal
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.text import slips
 from steadyhand.text.budget import CHAR_CELLS, LINE_CELLS, Budget, OutOfTime, opcodes
-from steadyhand.text.chars import DASHES, ELLIPSIS, INVISIBLES, ODD_SPACES, normalize_quotes
+from steadyhand.text.chars import (
+    DASHES,
+    ELLIPSIS,
+    INVISIBLES,
+    ODD_SPACES,
+    chars_re,
+    normalize_quotes,
+    replace_chars,
+)
 from steadyhand.text.lines import to_view
 from steadyhand.text.splices import Splice
 
@@ -56,8 +64,9 @@ Side = Literal["start", "end"]
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".mdown", ".mkd"})
 
 _PUNCT_TABLE = str.maketrans({**dict.fromkeys(DASHES, "-"), **dict.fromkeys(ODD_SPACES, " ")})
+_PUNCT_CHARS_RE = chars_re(DASHES + ODD_SPACES)
 _PUNCT_RE = re.compile(f"[{ELLIPSIS}{INVISIBLES}]")
-_TRAILING_RE = re.compile(r"[ \t]+(?=\n)|[ \t]+\Z")
+_TRAILING_RE = re.compile(r"[ \t]+(?=\n|\Z)")
 _LEADING_RE = re.compile(r"^[ \t]+", re.MULTILINE)
 #: Leading whitespace of a raw line, odd spaces included.
 _INDENT_RE = re.compile(f"[ \t{ODD_SPACES}]*")
@@ -213,7 +222,9 @@ def _quotes_stage(text: str) -> tuple[str, OffsetMap]:
 
 
 def _punctuation_stage(text: str) -> tuple[str, OffsetMap]:
-    text = text.translate(_PUNCT_TABLE)
+    if text.isascii():  # dashes, odd spaces, the ellipsis and invisibles are not ASCII
+        return text, IDENTITY
+    text = replace_chars(text, _PUNCT_TABLE, _PUNCT_CHARS_RE)
     return substitute(text, _PUNCT_RE, lambda s: "..." if s == ELLIPSIS else "")
 
 
@@ -222,11 +233,11 @@ def _trailing_stage(text: str) -> tuple[str, OffsetMap]:
 
 
 def _nfc_spans(text: str) -> Iterator[tuple[int, int, str]]:
-    for m in slips.NFC_UNIT_RE.finditer(text):
-        unit = m.group()
+    for start, end in slips.nfc_units(text):
+        unit = text[start:end]
         if unicodedata.is_normalized("NFC", unit):
             continue
-        at = m.start()
+        at = start
         for piece in slips.nfc_pieces(unit):
             yield at, at + len(piece), unicodedata.normalize("NFC", piece)
             at += len(piece)
@@ -240,7 +251,9 @@ def _nfc_stage(text: str) -> tuple[str, OffsetMap]:
 
 def _fold(text: str) -> str:
     """``text`` as the stages before the entities tier leave it."""
-    text = normalize_quotes(unicodedata.normalize("NFC", text)).translate(_PUNCT_TABLE)
+    text = replace_chars(
+        normalize_quotes(unicodedata.normalize("NFC", text)), _PUNCT_TABLE, _PUNCT_CHARS_RE
+    )
     return _PUNCT_RE.sub(lambda m: "..." if m.group() == ELLIPSIS else "", text)
 
 
@@ -251,6 +264,8 @@ def _entities_stage(text: str) -> tuple[str, OffsetMap]:
 
 
 def _tabs_stage(text: str) -> tuple[str, OffsetMap]:
+    if text.isascii() and "\t" not in text and "  " not in text:
+        return text, IDENTITY  # no run of blanks to read (the usual minified line)
     return substitute(text, slips.INNER_RUN_RE, lambda s: "\t")
 
 
@@ -721,7 +736,6 @@ def _indent_tier(
     return _search(d, dn.text, check, budget)
 
 
-_END_BLANK_RE = re.compile(r"[ \t]\Z")
 _TRAILING_INNER_RE = re.compile(r"[ \t]+(?=\n)")
 
 
@@ -779,7 +793,7 @@ def _tiers(view: str, old_lf: str, had_cr: bool, budget: Budget) -> Found | None
         budget.check()
         h2, n2 = hay.then(tier.stage), needle.then(tier.stage)
         changed = h2.text != hay.text or n2.text != needle.text
-        if tier is TRAILING_WHITESPACE and _END_BLANK_RE.search(needle.text):
+        if tier is TRAILING_WHITESPACE and needle.text.endswith((" ", "\t")):
             ends_blank = True
             kept = Normalized(_TRAILING_INNER_RE.sub("", needle.text))
         elif kept is not None:

@@ -18,13 +18,20 @@ that the file's lines are too long to compare.
 
 from __future__ import annotations
 
-import difflib
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
 from steadyhand.text.budget import LINE_CELLS, Budget, OutOfTime, opcodes, similarity
-from steadyhand.text.chars import DASHES, ELLIPSIS, INVISIBLES, ODD_SPACES, normalize_quotes
+from steadyhand.text.chars import (
+    DASHES,
+    ELLIPSIS,
+    INVISIBLES,
+    ODD_SPACES,
+    chars_re,
+    normalize_quotes,
+    replace_chars,
+)
 from steadyhand.text.lines import split_lines, to_view
 from steadyhand.text.render import number_lines
 
@@ -46,6 +53,7 @@ PIECES = 48
 
 _WS = " \t" + ODD_SPACES
 _FOLD = str.maketrans({**dict.fromkeys(DASHES, "-"), **dict.fromkeys(ODD_SPACES, " ")})
+_FOLD_RE = chars_re(DASHES + ODD_SPACES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +75,9 @@ class Unsearched:
 
 
 def _key(line: str) -> str:
-    t = normalize_quotes(line).translate(_FOLD).replace(ELLIPSIS, "...")
+    if line.isascii():  # nothing to fold
+        return " ".join(line.split())
+    t = replace_chars(normalize_quotes(line), _FOLD, _FOLD_RE).replace(ELLIPSIS, "...")
     for ch in INVISIBLES:
         t = t.replace(ch, "")
     return " ".join(t.split())
@@ -102,19 +112,14 @@ def _place(line: str, piece: str) -> tuple[int, float] | None:
     return max(0, best), min(1.0, best_n / tried)
 
 
-def _fuzzy(k_n: str, k_f: str, sm: difflib.SequenceMatcher[str]) -> float:
-    """How alike the model's line key ``k_n`` and a file line key ``k_f`` are (0 to 1);
-    ``sm`` has ``k_n`` as its second sequence."""
+def _fuzzy(k_n: str, k_f: str) -> float:
+    """How alike the model's line key ``k_n`` and a file line key ``k_f`` are (0 to 1)."""
     if len(k_f) >= LONG_LINE and len(k_f) >= 2 * len(k_n) >= 16:
         placed = _place(k_f, k_n)
         return placed[1] if placed is not None else 0.0
-    sm.set_seq1(k_f)
-    if sm.real_quick_ratio() < 0.6:
-        return 0.0
-    if len(k_f) * len(k_n) > 4 * LONG_LINE * LONG_LINE:
-        return similarity(k_f, k_n)
-    if sm.quick_ratio() < 0.6:
-        return 0.0
+    total = len(k_f) + len(k_n)
+    if not total or 2.0 * min(len(k_f), len(k_n)) / total < 0.6:
+        return 0.0  # the lengths alone rule it out
     return similarity(k_f, k_n)
 
 
@@ -137,15 +142,13 @@ def _best_start(keys_n: list[str], keys_f: list[str], budget: Budget) -> int | N
         return None
     distinct = sorted(((len(k), j) for j, k in enumerate(keys_n) if k), reverse=True)[:3]
     scores: dict[int, float] = {}
-    sm = difflib.SequenceMatcher(autojunk=False)
     for _, j in distinct:
-        sm.set_seq2(keys_n[j])
         for i, k in enumerate(keys_f):
             if not k:
                 continue
             if not i % 256:
                 budget.check()
-            r = _fuzzy(keys_n[j], k, sm)
+            r = _fuzzy(keys_n[j], k)
             if r >= 0.6:
                 scores[i - j] = scores.get(i - j, 0.0) + r
     if not scores:
