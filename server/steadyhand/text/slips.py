@@ -52,8 +52,11 @@ def nfc_units(text: str) -> Iterator[tuple[int, int]]:
         yield (start - 1 if start else start), m.end()
 
 
+_COMPOSING_RE = re.compile(f"[{COMPOSING_STARTERS}]")
+
+
 def _joins_back(ch: str) -> bool:
-    return bool(unicodedata.combining(ch)) or re.match(f"[{COMPOSING_STARTERS}]", ch) is not None
+    return bool(unicodedata.combining(ch)) or _COMPOSING_RE.match(ch) is not None
 
 
 def nfc_pieces(unit: str) -> list[str]:
