@@ -112,13 +112,14 @@ def _place(line: str, piece: str) -> tuple[int, float] | None:
     return max(0, best), min(1.0, best_n / tried)
 
 
-def _fuzzy(k_n: str, k_f: str) -> float:
-    """How alike the model's line key ``k_n`` and a file line key ``k_f`` are (0 to 1)."""
+def _fuzzy(k_n: str, k_f: str, floor: float = 0.6) -> float:
+    """How alike the model's line key ``k_n`` and a file line key ``k_f`` are (0 to 1;
+    0 when their lengths alone show it is below ``floor``)."""
     if len(k_f) >= LONG_LINE and len(k_f) >= 2 * len(k_n) >= 16:
         placed = _place(k_f, k_n)
         return placed[1] if placed is not None else 0.0
     total = len(k_f) + len(k_n)
-    if not total or 2.0 * min(len(k_f), len(k_n)) / total < 0.6:
+    if not total or 2.0 * min(len(k_f), len(k_n)) / total < floor:
         return 0.0  # the lengths alone rule it out
     return similarity(k_f, k_n)
 
@@ -315,7 +316,7 @@ def _pair_block(
         budget.check()
         best, best_r = -1, 0.5
         for fk in range(nxt, f2):
-            r = similarity(keys_n[k], keys_f[fk])
+            r = _fuzzy(keys_n[k], keys_f[fk], best_r)
             if r > best_r:
                 best, best_r = fk, r
         if best >= 0:
