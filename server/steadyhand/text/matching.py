@@ -378,10 +378,7 @@ def _stages_upto(tier: Tier) -> tuple[Stage, ...]:
 
 def columns(indent: str, tab_width: int) -> int:
     """The display width of leading whitespace, tabs to the next multiple of ``tab_width``."""
-    col = 0
-    for ch in indent:
-        col = col + tab_width - col % tab_width if ch == "\t" else col + 1
-    return col
+    return slips.width(indent, 0, tab_width)
 
 
 def _common_suffix(a: str, b: str) -> int:
@@ -445,7 +442,7 @@ def uniform_change(pairs: Sequence[tuple[str, str]]) -> Reindent | None:
         delta = columns(prefix[1], 4) - columns(prefix[0], 4)
         return Reindent(kn, prefix, 4, delta, file_tabs)
     options: list[tuple[int, int]] = []
-    for w in (4, 8, 2):
+    for w in slips.TAB_WIDTHS:
         deltas = {columns(f, w) - columns(m, w) for m, f in pairs}
         if len(deltas) == 1:
             options.append((w, deltas.pop()))

@@ -150,11 +150,15 @@ INNER_RUN_RE = re.compile(
     f"|[ {ODD_SPACES}](?<={_VISIBLE}[ {ODD_SPACES}])(?:[{_SPACE}]*\t[{_SPACE}]*|[{_SPACE}]+))"
     f"(?={_VISIBLE})"
 )
-#: The tab widths a model may have expanded tabs to, in order of preference.
+#: The tab widths a model may have expanded tabs to, in order of preference (inside
+#: lines here, and in leading indentation by the indentation tier).
 TAB_WIDTHS = (4, 8, 2)
 
 
-def _width(run: str, col: int, tab: int, fixed: bool) -> int:
+def width(run: str, col: int, tab: int, fixed: bool = False) -> int:
+    """How many columns ``run`` takes from column ``col``: a tab reaches the next
+    multiple of ``tab`` (or, ``fixed``, takes ``tab`` columns); the indentation tier
+    counts leading tabs the same way."""
     c = col
     for ch in run:
         if ch == "\t":
@@ -201,9 +205,9 @@ def _fits(text: str, pairs: list[tuple[int, str, str]], tab: int, fixed: bool) -
         nl = text.rfind("\n", pos, p)
         if nl >= 0:
             pos, col = nl + 1, 0
-        col += _width(text[pos:p], col, tab, fixed=False)
+        col += width(text[pos:p], col, tab, fixed=False)
         pos = p
-        if _width(f, col, tab, fixed) != _width(m, col, tab, fixed):
+        if width(f, col, tab, fixed) != width(m, col, tab, fixed):
             return False
     return True
 
