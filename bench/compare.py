@@ -134,6 +134,25 @@ def operations(c: Contender) -> dict[str, Callable[[int], object]]:
     }
 
 
+def cold_starts(dirs: dict[str, Path], tmp: Path, starts: int) -> dict[str, list[float]]:
+    """Per contender: ms from starting the process to the first answered tool call (a
+    read of a 1k-line file), alternating which starts first."""
+    out: dict[str, list[float]] = {name: [] for name in dirs}
+    for i in range(starts):
+        order = list(dirs) if i % 2 == 0 else list(dirs)[::-1]
+        for name in order:
+            ws = tmp / f"cold-{name}-{i}"
+            ws.mkdir()
+            f = ws / "f.py"
+            f.write_text(workload.source_text(1000))
+            t0 = time.perf_counter()
+            c = Contender(name, dirs[name], ws, True)
+            c.call("steadyhand.read", {"file_path": str(f)})
+            out[name].append((time.perf_counter() - t0) * 1000)
+            c.close()
+    return out
+
+
 def pct(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, round(q * (len(s) - 1)))]
@@ -164,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calls", type=int, default=300)
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--fsync", choices=("off", "on", "both"), default="both")
+    ap.add_argument("--starts", type=int, default=20, help="cold starts of each (0: none)")
     args = ap.parse_args(argv)
     base = checkout(args.rev)
     modes = {"off": [False], "on": [True], "both": [False, True]}[args.fsync]
@@ -194,6 +214,15 @@ def main(argv: list[str] | None = None) -> int:
                     f"| {op} | {'on' if fsync else 'off'} | {a50:.3f} | {b50:.3f} | "
                     f"{a50 / b50:.2f} | {a99:.3f} | {b99:.3f} | {a99 / b99:.2f} |"
                 )
+        if args.starts:
+            dirs = {"this": ROOT / "server", "base": base / "server"}
+            cold = cold_starts(dirs, Path(tmp), args.starts)
+            a50, b50 = pct(cold["this"], 0.5), pct(cold["base"], 0.5)
+            a99, b99 = max(cold["this"]), max(cold["base"])
+            lines.append(
+                f"| start to first answered read (max for p99) | on | {a50:.1f} | {b50:.1f} | "
+                f"{a50 / b50:.2f} | {a99:.1f} | {b99:.1f} | {a99 / b99:.2f} |"
+            )
     print("\n".join(lines))
     return 0
 

@@ -123,6 +123,9 @@ class Version:
     after_size: int
     added: int
     removed: int
+    #: Blob key of the content the change left, None if it deleted the file, was too
+    #: large to keep, or was recorded by a version that did not keep it.
+    after: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,19 +139,28 @@ class Checkpoint:
 Entry = Version | Checkpoint
 
 
-def _entry_from(obj: dict[str, Any]) -> Entry | None:
-    kind = obj.pop("t", None)
-    try:
-        if kind == "change":
-            return Version(**obj)
-        if kind == "checkpoint":
-            return Checkpoint(**obj)
-    except TypeError:
-        pass
-    return None
-
-
 _FIELDS = {cls: tuple(f.name for f in fields(cls)) for cls in (Version, Checkpoint)}
+_KNOWN = {cls: frozenset(names) for cls, names in _FIELDS.items()}
+
+
+def _entry_from(obj: dict[str, Any]) -> Entry | None:
+    """The entry of an index line. Fields this version does not know (written by a newer
+    one) are left out; a field it added is missing from older lines and takes its default."""
+    kind = obj.pop("t", None)
+    cls: type[Version] | type[Checkpoint]
+    if kind == "change":
+        cls = Version
+    elif kind == "checkpoint":
+        cls = Checkpoint
+    else:
+        return None
+    known = _KNOWN[cls]
+    if not known.issuperset(obj):
+        obj = {k: v for k, v in obj.items() if k in known}
+    try:
+        return cls(**obj)
+    except TypeError:
+        return None
 
 
 def _entry_line(entry: Entry) -> bytes:
@@ -158,6 +170,8 @@ def _entry_line(entry: Entry) -> bytes:
     obj: dict[str, Any] = {"t": kind}
     for name in _FIELDS[type(entry)]:
         obj[name] = getattr(entry, name)
+    if obj.get("after", "") is None:  # lines as before the field came, where it says nothing
+        del obj["after"]
     if orjson is not None:
         try:
             return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)

@@ -111,6 +111,7 @@ def history(ctx: ToolContext, p: HistoryParams) -> Result:
 
 async def undo(ctx: ToolContext, p: UndoParams) -> Result:
     store = require_history(ctx)
+    assert p.file_path is not None  # UndoParams asks for it when there is no id
     rp = ctx.resolve(p.file_path)
     path = rp.path
     if p.session is not None:
@@ -126,39 +127,62 @@ async def undo(ctx: ToolContext, p: UndoParams) -> Result:
                 "undo. Call history to see the versions it knows.",
                 path=path,
             )
-        acting = p.session or v.session
-        check_writable(ctx, path, acting)
-        try:
-            now = current_content(ctx, path)
-        except ToolError as err:
-            raise _not_text_now(path, err, v) from err
-        if not untouched(v, now) and not p.force:
-            gone = " was deleted" if now is None else " has changed"
+        return await undo_version(
+            ctx,
+            store,
+            path,
+            v,
+            p.session or v.session,
+            force=p.force,
+            include_diff=p.include_diff,
+        )
+
+
+async def undo_version(
+    ctx: ToolContext,
+    store: HistoryStore,
+    path: str,
+    v: Version,
+    acting: str,
+    *,
+    force: bool,
+    include_diff: bool = False,
+) -> Result:
+    """Take back ``v``, the latest change to ``path``, as ``acting`` (the caller holds the
+    path's lock): restore the text before it, or delete the file it created."""
+    check_writable(ctx, path, acting)
+    try:
+        now = current_content(ctx, path)
+    except ToolError as err:
+        raise _not_text_now(path, err, v) from err
+    if not untouched(v, now) and not force:
+        gone = " was deleted" if now is None else " has changed"
+        raise ToolError(
+            ErrorCode.STALE,
+            f"{path}{gone} since the {v.tool} by session {v.session!r} at {clock(v.time)}, so "
+            "undoing it would throw that newer work away; nothing was changed. Read the "
+            "file to see what is there now. To restore the earlier version anyway, call "
+            "undo again with force: true (what is there now will be kept in history).",
+            path=path,
+            version=v.id,
+            can_force=True,
+        )
+    target: str | None = None
+    if v.existed:
+        target = store.get_text(v.before) if v.before is not None else None
+        if target is None:
             raise ToolError(
-                ErrorCode.STALE,
-                f"{path}{gone} since the {v.tool} by session {v.session!r} at {clock(v.time)}, so "
-                "undoing it would throw that newer work away; nothing was changed. Read the "
-                "file to see what is there now. To restore the earlier version anyway, call "
-                "undo again with force: true (what is there now will be kept in history).",
+                ErrorCode.NO_HISTORY,
+                f"The version of {path} before the {v.tool} by session {v.session!r} at "
+                f"{clock(v.time)} is no longer kept (it was too large, or the history "
+                "budget evicted it), so it cannot be restored. Nothing was changed.",
                 path=path,
                 version=v.id,
             )
-        target: str | None = None
-        if v.existed:
-            target = store.get_text(v.before) if v.before is not None else None
-            if target is None:
-                raise ToolError(
-                    ErrorCode.NO_HISTORY,
-                    f"The version of {path} before the {v.tool} by session {v.session!r} at "
-                    f"{clock(v.time)} is no longer kept (it was too large, or the history "
-                    "budget evicted it), so it cannot be restored. Nothing was changed.",
-                    path=path,
-                    version=v.id,
-                )
-        who = f"the {v.tool} by session {v.session!r} at {clock(v.time)}"
-        if target is None:
-            return await _undo_creation(ctx, path, now, acting, who, v)
-        return await _restore(ctx, path, now, target, v, acting, who, include_diff=p.include_diff)
+    who = f"the {v.tool} by session {v.session!r} at {clock(v.time)}"
+    if target is None:
+        return await _undo_creation(ctx, path, now, acting, who, v)
+    return await _restore(ctx, path, now, target, v, acting, who, include_diff=include_diff)
 
 
 def _not_text_now(path: str, err: ToolError, v: Version) -> ToolError:
