@@ -1116,6 +1116,36 @@ def _no_match(view: str, old: str, path: str) -> ToolError:
     )
 
 
+def _take_final_blanks(view: str, c: Candidate, old: str, path: str) -> Candidate:
+    """``c`` taking in the blanks ``old`` ends with, where the match stopped before the
+    file's own blanks in the middle of a line (a tier that dropped them): the model's
+    last blanks are those of the file, which the replacement then covers, rather than
+    written again before them. Blanks the file has otherwise there (a tab for the
+    model's space) have no single reading: refused."""
+    tail = len(old) - len(old.rstrip(" \t"))
+    end = c.end
+    if (
+        not tail
+        or end >= len(view)
+        or view[end] not in " \t"
+        or view[c.start : end].endswith((" ", "\t"))
+    ):
+        return c
+    line_end = view.find("\n", end)
+    rest = view[end : len(view) if line_end < 0 else line_end]
+    if not rest.strip(" \t"):
+        return c  # the file's blanks there end the line: trailing, as the tiers read them
+    if view[end : end + tail] == old[-tail:]:
+        return dataclasses.replace(c, end=end + tail)
+    raise ToolError(
+        ErrorCode.NO_MATCH,
+        f"old_string ends with blanks that stand mid-line in {path} (line "
+        f"{line_numbers(view, [(end, end)])[0]}), where the file has other blanks, so where "
+        "the replacement ends is not certain; nothing was changed. End old_string with the "
+        "next visible character, or without the blanks.",
+    )
+
+
 def _out_of_time(path: str) -> ToolError:
     return ToolError(
         ErrorCode.NO_MATCH,
@@ -1244,6 +1274,8 @@ def plan_edit(
     splices: list[Splice] = []
     tolerated: tuple[str, ...] = ()
     for c in cands:
+        if not exact:
+            c = _take_final_blanks(work, c, found.old, path)
         at_line_end = c.end == len(work) or work[c.end] == "\n"
         text = (
             new_lf

@@ -91,6 +91,11 @@ def references(draw: st.DrawFn) -> Case:
 def tabs_as_spaces(draw: st.DrawFn) -> Case:
     view = "\n".join(draw(lines)) + "\n"
     i, j = _region(draw, view)
+    # runs of blanks inside a line compare as one unit: old_string starts before a run
+    # or after it, never within it (nor right at it, mid-line), and does not end in one
+    blank = " \t\u00a0"
+    assume(i == 0 or view[i - 1] == "\n" or view[i] not in blank)
+    assume(view[j - 1] not in blank or view[j] == "\n")
     width = draw(st.sampled_from([2, 4, 8]))
     old = slips.INNER_RUN_RE.sub(lambda m: m.group().replace("\t", " " * width), view[i:j])
     return view, (i, j), old, old + "Z", "tabs"
@@ -247,3 +252,14 @@ def test_real_line_numbers_in_the_file_are_never_stripped() -> None:
     plan = plan_edit(view, "     2\t2\tbeta", "     2\t2\tgamma")
     assert plan.tier.name == "line_numbers"
     assert apply_splices(view, plan.splices) == "1\talpha\n2\tgamma\n"
+
+
+def test_blanks_ending_old_string_mid_line_are_the_files_own() -> None:
+    """A tier that drops the blanks ending old_string (re-indentation here) stops before
+    the file's own blanks: the replacement covers them, rather than writing the model's
+    again before them; other blanks there (a tab) have no single reading."""
+    view = "if x:\n    y = a  + b\n"
+    plan = plan_edit(view, "if x:\n  y = a ", "if x:\n  y = a * 3 ")
+    assert plan.tier.name == "indentation"
+    assert apply_splices(view, plan.splices) == "if x:\n    y = a * 3  + b\n"
+    _refused("if x:\n    y = a\t+ b\n", "if x:\n  y = a ", ErrorCode.NO_MATCH)
