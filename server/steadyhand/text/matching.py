@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.lists import list_fields
 from steadyhand.text import slips
 from steadyhand.text.budget import CHAR_CELLS, LINE_CELLS, Budget, OutOfTime, opcodes
 from steadyhand.text.chars import (
@@ -1175,7 +1176,7 @@ def _reread_new(found: Found, new_lf: str, view: str, path: str) -> str:
                         "new_string (whose lines do not all carry a prefix) are prefixes is "
                         "not certain, and nothing was changed. Send old_string and "
                         "new_string without the line-number prefixes.",
-                        lines=lines,
+                        **list_fields("lines", lines),
                     )
             new_lf = slips.strip_new_line_numbers(new_lf, found.padded)
         elif reading is ESCAPES and "\\" in new_lf:
@@ -1188,7 +1189,7 @@ def _reread_new(found: Found, new_lf: str, view: str, path: str) -> str:
                     "not read the same way, so what to write is not certain, and nothing "
                     "was changed. Send old_string and new_string with real line breaks and "
                     "quotes instead of escapes.",
-                    lines=lines,
+                    **list_fields("lines", lines),
                 )
             new_lf = to_view(decoded)
     return new_lf
@@ -1247,7 +1248,7 @@ def plan_edit(
                 "surrounding lines to old_string so it matches exactly one place, or set "
                 "replace_all to true to change all of them."
             )
-        raise ToolError(ErrorCode.AMBIGUOUS, what, matches=count, lines=lines)
+        raise ToolError(ErrorCode.AMBIGUOUS, what, matches=count, **list_fields("lines", lines))
     if expected_replacements is not None and len(cands) != expected_replacements:
         lines = line_numbers(view, found.spans)
         n = len(cands)
@@ -1258,7 +1259,7 @@ def plan_edit(
             f"{expected_replacements}, so nothing was changed. Adjust old_string or "
             "expected_replacements.",
             matches=n,
-            lines=lines,
+            **list_fields("lines", lines),
             expected=expected_replacements,
         )
     new_lf = _reread_new(found, to_view(new), view, path)
