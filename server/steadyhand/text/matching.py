@@ -9,10 +9,18 @@ more kind of near-miss (see docs/matching.md):
 
 1. ``exact``;
 2. ``line_endings``: CRLF or CR in ``old_string`` read as line breaks;
-3. ``quotes``: curly and straight quotes are equal;
-4. ``punctuation``: Unicode dashes/minus, ``…`` and odd spaces equal their ASCII forms;
-5. ``trailing_whitespace``: spaces and tabs at line ends are ignored;
-6. ``indentation``: a block whose indentation differs by one uniform change.
+3. ``unicode_normalization``: NFC and NFD forms of the same text are equal;
+4. ``quotes``: curly and straight quotes are equal;
+5. ``punctuation``: Unicode dashes/minus, ``…`` and odd spaces equal their ASCII forms;
+6. ``trailing_whitespace``: spaces and tabs at line ends are ignored;
+7. ``entities``: HTML/XML character references equal their characters (one way);
+8. ``tabs``: tabs inside lines written as spaces, at one tab width;
+9. ``indentation``: a block whose indentation differs by one uniform change.
+
+Then three re-readings of the model's strings, each tried with every tier above:
+``final_newline`` (``old_string`` ends with a line break the file's last line lacks),
+``line_numbers`` (lines copied with the read output's number prefixes) and ``escapes``
+(a string escaped once too often, ``\\n`` for a line break).
 
 The first tier that finds anything decides, and it must find exactly one place (or
 ``replace_all``): a near-miss is tolerated only when it has one sensible reading. A tier
@@ -29,15 +37,26 @@ start or end inside a normalized unit (in the middle of an ``…``) is not a mat
 from __future__ import annotations
 
 import bisect
-import difflib
+import dataclasses
 import re
-from collections.abc import Callable, Sequence
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.lists import list_fields
-from steadyhand.text.chars import DASHES, ELLIPSIS, INVISIBLES, ODD_SPACES, normalize_quotes
+from steadyhand.text import slips
+from steadyhand.text.budget import CHAR_CELLS, LINE_CELLS, Budget, OutOfTime, opcodes
+from steadyhand.text.chars import (
+    DASHES,
+    ELLIPSIS,
+    INVISIBLES,
+    ODD_SPACES,
+    chars_re,
+    normalize_quotes,
+    replace_chars,
+)
 from steadyhand.text.lines import to_view
 from steadyhand.text.splices import Splice
 
@@ -46,8 +65,9 @@ Side = Literal["start", "end"]
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".mdown", ".mkd"})
 
 _PUNCT_TABLE = str.maketrans({**dict.fromkeys(DASHES, "-"), **dict.fromkeys(ODD_SPACES, " ")})
+_PUNCT_CHARS_RE = chars_re(DASHES + ODD_SPACES)
 _PUNCT_RE = re.compile(f"[{ELLIPSIS}{INVISIBLES}]")
-_TRAILING_RE = re.compile(r"[ \t]+(?=\n)|[ \t]+\Z")
+_TRAILING_RE = re.compile(r"[ \t]+(?=\n|\Z)")
 _LEADING_RE = re.compile(r"^[ \t]+", re.MULTILINE)
 #: Leading whitespace of a raw line, odd spaces included.
 _INDENT_RE = re.compile(f"[ \t{ODD_SPACES}]*")
@@ -121,6 +141,14 @@ def substitute(
     text: str, pattern: re.Pattern[str], repl: Callable[[str], str]
 ) -> tuple[str, OffsetMap]:
     """``pattern.sub`` that also returns the :class:`OffsetMap` of what it replaced."""
+    return replace_spans(
+        text, ((m.start(), m.end(), repl(m.group())) for m in pattern.finditer(text))
+    )
+
+
+def replace_spans(text: str, spans: Iterable[tuple[int, int, str]]) -> tuple[str, OffsetMap]:
+    """``text`` with each ``text[a:b]`` replaced by ``r`` (``spans``: ``(a, b, r)`` in
+    order, not overlapping), and the :class:`OffsetMap` of what was replaced."""
     parts: list[str] = []
     s0s: list[int] = []
     s1s: list[int] = []
@@ -128,12 +156,9 @@ def substitute(
     n1s: list[int] = []
     last = 0
     npos = 0
-    for m in pattern.finditer(text):
-        found = m.group()
-        r = repl(found)
-        if r == found:
+    for a, b, r in spans:
+        if r == text[a:b]:
             continue
-        a, b = m.span()
         parts.append(text[last:a])
         npos += a - last
         # Touching records merge when one of them is empty on a side (a dropped character),
@@ -198,12 +223,51 @@ def _quotes_stage(text: str) -> tuple[str, OffsetMap]:
 
 
 def _punctuation_stage(text: str) -> tuple[str, OffsetMap]:
-    text = text.translate(_PUNCT_TABLE)
+    if text.isascii():  # dashes, odd spaces, the ellipsis and invisibles are not ASCII
+        return text, IDENTITY
+    text = replace_chars(text, _PUNCT_TABLE, _PUNCT_CHARS_RE)
     return substitute(text, _PUNCT_RE, lambda s: "..." if s == ELLIPSIS else "")
 
 
 def _trailing_stage(text: str) -> tuple[str, OffsetMap]:
     return substitute(text, _TRAILING_RE, lambda s: "")
+
+
+def _nfc_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    for start, end in slips.nfc_units(text):
+        unit = text[start:end]
+        if unicodedata.is_normalized("NFC", unit):
+            continue
+        at = start
+        for piece in slips.nfc_pieces(unit):
+            yield at, at + len(piece), unicodedata.normalize("NFC", piece)
+            at += len(piece)
+
+
+def _nfc_stage(text: str) -> tuple[str, OffsetMap]:
+    if slips.is_nfc(text):
+        return text, IDENTITY
+    return replace_spans(text, _nfc_spans(text))
+
+
+def _fold(text: str) -> str:
+    """``text`` as the stages before the entities tier leave it."""
+    text = replace_chars(
+        normalize_quotes(unicodedata.normalize("NFC", text)), _PUNCT_TABLE, _PUNCT_CHARS_RE
+    )
+    return _PUNCT_RE.sub(lambda m: "..." if m.group() == ELLIPSIS else "", text)
+
+
+def _entities_stage(text: str) -> tuple[str, OffsetMap]:
+    if "&" not in text:
+        return text, IDENTITY
+    return substitute(text, slips.ENTITY_RE, lambda s: _fold(slips.decode_entity(s)))
+
+
+def _tabs_stage(text: str) -> tuple[str, OffsetMap]:
+    if text.isascii() and "\t" not in text and "  " not in text:
+        return text, IDENTITY  # no run of blanks to read (the usual minified line)
+    return substitute(text, slips.INNER_RUN_RE, lambda s: "\t")
 
 
 def _dedent_stage(text: str) -> tuple[str, OffsetMap]:
@@ -237,22 +301,69 @@ PUNCTUATION = Tier(
 TRAILING_WHITESPACE = Tier(
     "trailing_whitespace", "spaces and tabs at the ends of lines were ignored", _trailing_stage
 )
+UNICODE_NORMALIZATION = Tier(
+    "unicode_normalization",
+    "characters written in another Unicode normalization form (NFC or NFD, such as an "
+    "accented letter as one character or as a letter and a combining accent) were treated "
+    "as equal",
+    _nfc_stage,
+)
+ENTITIES = Tier(
+    "entities",
+    "HTML/XML character references (such as &amp;) were treated as the characters they stand for",
+    _entities_stage,
+)
+TABS = Tier(
+    "tabs",
+    "tabs inside lines were matched with the spaces they were written as",
+    _tabs_stage,
+)
 INDENTATION = Tier(
     "indentation",
     "the block's indentation differed from the file's by one uniform change, so new_string "
     "was re-indented the same way",
+)
+FINAL_NEWLINE = Tier(
+    "final_newline",
+    "old_string ended with a line break that the file's last line does not have, so none "
+    "was added or removed there",
+)
+LINE_NUMBERS = Tier(
+    "line_numbers",
+    "old_string carried the line-number prefixes of the read output; they were taken off "
+    "old_string and new_string",
+)
+ESCAPES = Tier(
+    "escapes",
+    'old_string was escaped once too often (\\n for a line break, \\" for a quote), so it '
+    "and new_string were read unescaped",
 )
 
 #: The tiers, tried in order.
 TIERS: tuple[Tier, ...] = (
     EXACT,
     LINE_ENDINGS,
+    UNICODE_NORMALIZATION,
     QUOTES,
     PUNCTUATION,
     TRAILING_WHITESPACE,
+    ENTITIES,
+    TABS,
     INDENTATION,
+    FINAL_NEWLINE,
+    LINE_NUMBERS,
+    ESCAPES,
 )
-_CHAR_TIERS: tuple[Tier, ...] = (QUOTES, PUNCTUATION, TRAILING_WHITESPACE)
+_CHAR_TIERS: tuple[Tier, ...] = (
+    UNICODE_NORMALIZATION,
+    QUOTES,
+    PUNCTUATION,
+    TRAILING_WHITESPACE,
+    ENTITIES,
+    TABS,
+)
+#: How long the search for a near-miss may take (seconds); past it, the edit is refused.
+SEARCH_SECONDS = 2.0
 
 
 def _stages_upto(tier: Tier) -> tuple[Stage, ...]:
@@ -268,10 +379,7 @@ def _stages_upto(tier: Tier) -> tuple[Stage, ...]:
 
 def columns(indent: str, tab_width: int) -> int:
     """The display width of leading whitespace, tabs to the next multiple of ``tab_width``."""
-    col = 0
-    for ch in indent:
-        col = col + tab_width - col % tab_width if ch == "\t" else col + 1
-    return col
+    return slips.width(indent, 0, tab_width)
 
 
 def _common_suffix(a: str, b: str) -> int:
@@ -335,7 +443,7 @@ def uniform_change(pairs: Sequence[tuple[str, str]]) -> Reindent | None:
         delta = columns(prefix[1], 4) - columns(prefix[0], 4)
         return Reindent(kn, prefix, 4, delta, file_tabs)
     options: list[tuple[int, int]] = []
-    for w in (4, 8, 2):
+    for w in slips.TAB_WIDTHS:
         deltas = {columns(f, w) - columns(m, w) for m, f in pairs}
         if len(deltas) == 1:
             options.append((w, deltas.pop()))
@@ -382,10 +490,8 @@ def reindent_text(
     lines = text.split("\n")
     strip = " \t" + ODD_SPACES
     pairs: dict[int, int] = {}
-    sm = difflib.SequenceMatcher(
-        None, [x.strip(strip) for x in old_lines], [x.strip(strip) for x in lines], autojunk=False
-    )
-    for op, i1, i2, j1, j2 in sm.get_opcodes():
+    stripped_old = [x.strip(strip) for x in old_lines]
+    for op, i1, i2, j1, j2 in opcodes(stripped_old, [x.strip(strip) for x in lines], LINE_CELLS):
         if op in ("equal", "replace"):
             for k in range(min(i2 - i1, j2 - j1)):
                 pairs[j1 + k] = i1 + k
@@ -444,14 +550,33 @@ class Found:
     #: ``old_string`` (CR/CRLF read as LF) and ``new_string`` the way this tier sees them.
     old: str = ""
     new_trimmed: bool = False
+    #: The re-readings of the model's strings that made the match (``line_numbers``,
+    #: ``escapes``, ``final_newline``, outermost first); ``tier`` then matched the
+    #: re-read ``old``. With ``final_newline`` the places are in the text with a line
+    #: break added at its end.
+    readings: tuple[Tier, ...] = ()
+    #: For ``line_numbers``: the prefixes were padded as the read output pads them.
+    padded: bool = True
 
     @property
     def spans(self) -> tuple[tuple[int, int], ...]:
         return tuple((c.start, c.end) for c in self.candidates)
 
+    @property
+    def matched(self) -> Tier:
+        """The tier the result names: the outermost re-reading, else the tier."""
+        return self.readings[0] if self.readings else self.tier
+
+    @property
+    def phantom(self) -> bool:
+        return FINAL_NEWLINE in self.readings
+
 
 def _search(
-    haystack: str, needle: str, check: Callable[[int, int], Candidate | None]
+    haystack: str,
+    needle: str,
+    check: Callable[[int, int], Candidate | None],
+    budget: Budget | None = None,
 ) -> tuple[list[Candidate], Candidate | None]:
     """Valid places of ``needle`` (non-overlapping), and one overlapping the first."""
     found: list[Candidate] = []
@@ -461,6 +586,8 @@ def _search(
     first = -1
     i = haystack.find(needle)
     while i >= 0:
+        if budget is not None:
+            budget.check()
         c = check(i, i + n)
         if c is not None:
             if first < 0:
@@ -486,8 +613,15 @@ def _exact(view: str, needle: str) -> tuple[list[Candidate], Candidate | None]:
     return _search(view, needle, lambda s, e: Candidate(s, e))
 
 
+Verify = Callable[[int, int], bool]
+
+
 def _char_tier(
-    hay: Normalized, needle: Normalized, strict_end: bool
+    hay: Normalized,
+    needle: Normalized,
+    strict_end: bool,
+    verify: Verify | None = None,
+    budget: Budget | None = None,
 ) -> tuple[list[Candidate], Candidate | None]:
     h = hay.text
 
@@ -499,13 +633,36 @@ def _char_tier(
         e0 = hay.to_source(e, "start" if strict_end else "end")
         if s0 is None or e0 is None or e0 < s0:
             return None
+        if verify is not None and not verify(s0, e0):
+            return None
         return Candidate(s0, e0)
 
-    return _search(h, needle.text, check)
+    return _search(h, needle.text, check, budget)
+
+
+def _verifier(view: str, old: str, tier: Tier) -> Verify | None:
+    """What a place found at ``tier`` must also satisfy: references differ in one
+    direction only (``entities`` and after), and blanks inside lines differ as tabs of
+    one width would (``tabs`` and after)."""
+    at = TIERS.index(tier)
+    if at < TIERS.index(ENTITIES):
+        return None
+    tabs = at >= TIERS.index(TABS)
+
+    def verify(s0: int, e0: int) -> bool:
+        if slips.entities_one_way(view[s0:e0], old) is None:
+            return False
+        if tabs:
+            ls = view.rfind("\n", 0, s0) + 1
+            if slips.tab_reading(view[ls:e0], s0 - ls, old) is None:
+                return False
+        return True
+
+    return verify
 
 
 def _indent_tier(
-    view: str, hay: Normalized, needle: Normalized, old: str
+    view: str, hay: Normalized, needle: Normalized, old: str, budget: Budget | None = None
 ) -> tuple[list[Candidate], Candidate | None]:
     n_lines = needle.text.split("\n")
     first_indented = bool(_LEADING_RE.match(n_lines[0]))
@@ -519,6 +676,9 @@ def _indent_tier(
         return [], None
     d = dh.text
     model_lines = old.split("\n")
+    checks = _verifier(view, old, INDENTATION)
+    assert checks is not None
+    verify: Verify = checks
 
     def check(s: int, e: int) -> Candidate | None:
         if first_indented and s > 0 and d[s - 1] != "\n":
@@ -565,16 +725,15 @@ def _indent_tier(
             old_in_file.append(fi + content)
             indents.append(fi)
         how = uniform_change(pairs)
-        if how is None:
+        if how is None or not verify(s0, e0):
             return None
         return Candidate(
             s0, e0, "\n".join(old_in_file), tuple(indents), how, first_line=first_indented
         )
 
-    return _search(d, dn.text, check)
+    return _search(d, dn.text, check, budget)
 
 
-_END_BLANK_RE = re.compile(r"[ \t]\Z")
 _TRAILING_INNER_RE = re.compile(r"[ \t]+(?=\n)")
 
 
@@ -599,46 +758,113 @@ def exact_places(view: str, old: str) -> Found | None:
     return Found(EXACT, tuple(found), overlap, old) if found else None
 
 
-def locate(view: str, old: str) -> Found | None:
-    """The first tier that finds ``old`` in ``view``, with every place it found."""
+def locate(view: str, old: str, budget: Budget | None = None) -> Found | None:
+    """The first tier that finds ``old`` in ``view``, with every place it found.
+
+    Raises :class:`~steadyhand.text.budget.OutOfTime` when the search for a near-miss
+    runs past ``budget`` (by default :data:`SEARCH_SECONDS`); the exact search always
+    completes."""
     exact = exact_places(view, old)
     if exact is not None:
         return exact
+    if budget is None:
+        budget = Budget(SEARCH_SECONDS)
     old_lf = to_view(old)
-    if old_lf != old:
+    return _tiers(view, old_lf, old_lf != old, budget) or _reread(view, old_lf, budget)
+
+
+def _tiers(view: str, old_lf: str, had_cr: bool, budget: Budget) -> Found | None:
+    """The tiers after ``exact`` (``old_lf``: ``old_string`` with LF line breaks)."""
+    if had_cr:
         found, overlap = _exact(view, old_lf)
         if found:
             return Found(LINE_ENDINGS, tuple(found), overlap, old_lf)
     hay = Normalized(view)
     needle = Normalized(old_lf)
+    # From the trailing-whitespace tier on, blanks ending the needle are trailing only if
+    # the match ends a line; else they are the file's own spaces mid-line, matched as
+    # they are (``kept``: the needle with them).
+    ends_blank = False
+    kept: Normalized | None = None
     for tier in _CHAR_TIERS:
         assert tier.stage is not None
+        budget.check()
         h2, n2 = hay.then(tier.stage), needle.then(tier.stage)
         changed = h2.text != hay.text or n2.text != needle.text
-        ends_blank = tier is TRAILING_WHITESPACE and bool(_END_BLANK_RE.search(needle.text))
-        pre = needle.text
+        if tier is TRAILING_WHITESPACE and needle.text.endswith((" ", "\t")):
+            ends_blank = True
+            kept = Normalized(_TRAILING_INNER_RE.sub("", needle.text))
+        elif kept is not None:
+            kept = kept.then(tier.stage)
         hay, needle = h2, n2
         if not changed:
             continue
-        found, overlap = _char_tier(hay, needle, ends_blank)
-        if ends_blank:
-            # The needle's final blanks are trailing only if the match ends a line; else
-            # they are the file's own spaces mid-line, matched as they are.
-            kept = _TRAILING_INNER_RE.sub("", pre)
-            more, _ = _char_tier(hay, Normalized(kept), False)
+        verify = _verifier(view, old_lf, tier)
+        found, overlap = _char_tier(hay, needle, ends_blank, verify, budget)
+        if kept is not None:
+            more, _ = _char_tier(hay, kept, False, verify, budget)
             found, overlap = _merge(found, overlap, more)
         if found:
             return Found(tier, tuple(found), overlap, old_lf)
+    budget.check()
     # Indentation: a whitespace-only last line is the next line's indentation, not text.
     trimmed = False
     lines = old_lf.split("\n")
     if len(lines) > 1 and lines[-1] and not lines[-1].strip(" \t" + ODD_SPACES):
         old_lf = "\n".join(lines[:-1]) + "\n"
-        needle = normalize(old_lf, _stages_upto(TRAILING_WHITESPACE))
+        needle = normalize(old_lf, _stages_upto(_CHAR_TIERS[-1]))
         trimmed = True
-    found, overlap = _indent_tier(view, hay, needle, old_lf)
+    found, overlap = _indent_tier(view, hay, needle, old_lf, budget)
     if found:
         return Found(INDENTATION, tuple(found), overlap, old_lf, trimmed)
+    return None
+
+
+def _all_tiers(view: str, old_lf: str, budget: Budget) -> Found | None:
+    found, overlap = _exact(view, old_lf)
+    if found:
+        return Found(EXACT, tuple(found), overlap, old_lf)
+    return _tiers(view, old_lf, False, budget) or _final_newline(view, old_lf, budget)
+
+
+def _final_newline(view: str, old_lf: str, budget: Budget) -> Found | None:
+    """``old_lf`` ends with a line break where the file's last line has none: every tier
+    again on the text with that line break added, taking only places that end there."""
+    if not old_lf.endswith("\n") or not view or view.endswith("\n"):
+        return None
+    padded = view + "\n"
+    found, overlap = _exact(padded, old_lf)
+    got = Found(EXACT, tuple(found), overlap, old_lf) if found else None
+    if got is None:
+        got = _tiers(padded, old_lf, False, budget)
+    if got is None:
+        return None
+    end = len(padded)
+    if any(c.end != end for c in got.candidates) or (got.overlap and got.overlap.end != end):
+        return None
+    return dataclasses.replace(got, readings=(FINAL_NEWLINE, *got.readings))
+
+
+def _reread(view: str, old_lf: str, budget: Budget) -> Found | None:
+    """The re-readings of ``old_lf``, each tried with every tier: a line break at the end
+    of the file, the read output's line-number prefixes, one level of escaping."""
+    found = _final_newline(view, old_lf, budget)
+    if found is not None:
+        return found
+    stripped = slips.strip_line_numbers(old_lf)
+    if stripped is not None:
+        text, padded = stripped
+        found = _all_tiers(view, text, budget)
+        if found is not None:
+            return dataclasses.replace(
+                found, readings=(LINE_NUMBERS, *found.readings), padded=padded
+            )
+    if "\n" not in old_lf:
+        decoded = slips.unescape(old_lf)
+        if decoded is not None and decoded != old_lf:
+            found = _all_tiers(view, to_view(decoded), budget)
+            if found is not None:
+                return dataclasses.replace(found, readings=(ESCAPES, *found.readings))
     return None
 
 
@@ -646,14 +872,59 @@ def locate(view: str, old: str) -> Found | None:
 
 
 #: What :func:`carry_over` aligns as a whole: a quoted string (its quotes pair up), a
-#: word, a run of whitespace, or one other character. A single quote opens a string only
-#: where it is no apostrophe (no letter before the opening one or after the closing one).
-_TOKEN_RE = re.compile(r"""\"[^"\n]*"|(?<!\w)'[^'\n]*'(?!\w)|\w+|\s+|.""", re.DOTALL)
+#: word (with the combining accents on its letters), a run of whitespace, or one other
+#: character. A single quote opens a string only where it is no apostrophe (no letter
+#: before the opening one or after the closing one).
+_MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u3099\u309a"
+_TOKEN_RE = re.compile(f"""\"[^"\n]*"|(?<!\\w)'[^'\n]*'(?!\\w)|[\\w{_MARKS}]+|\\s+|.""", re.DOTALL)
 
 
 def _tokens(text: str) -> list[tuple[int, int]]:
     """The spans of ``text``'s tokens (quotes read straight, so curly ones pair too)."""
     return [m.span() for m in _TOKEN_RE.finditer(normalize_quotes(text))]
+
+
+def _token_opcodes(ow: list[str], nw: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """Opcodes turning the tokens ``ow`` into ``nw``, bounded in cost: what lies
+    between the common head and tail goes to difflib's matcher when small enough, else
+    is aligned line by line first (tokens holding a line break split the lines) and
+    then token by token within each run of replaced lines that is small enough."""
+    coarse = opcodes(ow, nw, LINE_CELLS)
+    if all(op == "equal" or (i2 - i1) * (j2 - j1) <= LINE_CELLS for op, i1, i2, j1, j2 in coarse):
+        return coarse
+    out: list[tuple[str, int, int, int, int]] = []
+    for op, i1, i2, j1, j2 in coarse:
+        if op != "replace":
+            out.append((op, i1, i2, j1, j2))
+            continue
+        a_cuts = _line_cuts(ow, i1, i2)
+        b_cuts = _line_cuts(nw, j1, j2)
+        a_lines = ["".join(ow[x:y]) for x, y in a_cuts]
+        b_lines = ["".join(nw[x:y]) for x, y in b_cuts]
+        for op2, x1, x2, y1, y2 in opcodes(a_lines, b_lines, LINE_CELLS):
+            ta1 = a_cuts[x1][0] if x1 < len(a_cuts) else i2
+            ta2 = a_cuts[x2 - 1][1] if x2 > x1 else ta1
+            tb1 = b_cuts[y1][0] if y1 < len(b_cuts) else j2
+            tb2 = b_cuts[y2 - 1][1] if y2 > y1 else tb1
+            if op2 == "replace" and (ta2 - ta1) * (tb2 - tb1) <= LINE_CELLS:
+                for op3, p1, p2, q1, q2 in opcodes(ow[ta1:ta2], nw[tb1:tb2], LINE_CELLS):
+                    out.append((op3, ta1 + p1, ta1 + p2, tb1 + q1, tb1 + q2))
+            else:
+                out.append((op2, ta1, ta2, tb1, tb2))
+    return out
+
+
+def _line_cuts(tokens: list[str], lo: int, hi: int) -> list[tuple[int, int]]:
+    """``tokens[lo:hi]`` cut into lines: each piece ends after a token with a line break."""
+    cuts: list[tuple[int, int]] = []
+    start = lo
+    for k in range(lo, hi):
+        if "\n" in tokens[k]:
+            cuts.append((start, k + 1))
+            start = k + 1
+    if start < hi or not cuts:
+        cuts.append((start, hi))
+    return cuts
 
 
 def _aligned(old: str, new: str) -> list[tuple[str, int, int, int, int]]:
@@ -671,13 +942,11 @@ def _aligned(old: str, new: str) -> list[tuple[str, int, int, int, int]]:
         start = ts[k1][0] if k1 < len(ts) else size
         return start, (ts[k2 - 1][1] if k2 > k1 else start)
 
-    sm = difflib.SequenceMatcher(None, ow, nw, autojunk=False)
-    for op, i1, i2, j1, j2 in sm.get_opcodes():
+    for op, i1, i2, j1, j2 in _token_opcodes(ow, nw):
         if op == "replace" and i2 - i1 == j2 - j1:
             for k in range(i2 - i1):
                 a1, b1 = ot[i1 + k][0], nt[j1 + k][0]
-                inner = difflib.SequenceMatcher(None, ow[i1 + k], nw[j1 + k], autojunk=False)
-                for op2, x1, x2, y1, y2 in inner.get_opcodes():
+                for op2, x1, x2, y1, y2 in opcodes(ow[i1 + k], nw[j1 + k], CHAR_CELLS):
                     raw.append((op2, a1 + x1, a1 + x2, b1 + y1, b1 + y2))
             continue
         o1, o2 = span(ot, i1, i2, len(old))
@@ -804,21 +1073,126 @@ def _numbers(lines: list[int], most: int = 12) -> str:
 
 
 def _no_match(view: str, old: str, path: str) -> ToolError:
-    from steadyhand.text.nearmiss import closest_region, no_match_message
+    from steadyhand.text.nearmiss import (
+        Unsearched,
+        closest_region,
+        no_match_message,
+        unsearched_message,
+    )
 
+    # Compared as the model most likely meant it: without the read output's line
+    # numbers, or unescaped, when it reads that way (and saying so).
+    old_lf = to_view(old)
+    first: list[str] = []
+    stripped = slips.strip_line_numbers(old_lf)
+    decoded = slips.unescape(old_lf) if "\n" not in old_lf else None
+    if stripped is not None:
+        old = stripped[0]
+        first.append(
+            "old_string carries the line-number prefixes of the read output "
+            "(number and tab), which are not in the file; leave them out"
+        )
+    elif decoded is not None and decoded != old_lf:
+        old = decoded
+        first.append(
+            "old_string is escaped once too often (\\n where the file has a line break, "
+            '\\" where it has a quote); send the text itself'
+        )
     near = closest_region(view, old)
+    if isinstance(near, Unsearched):
+        return ToolError(ErrorCode.NO_MATCH, unsearched_message(path, near))
     if near is None:
         return ToolError(
             ErrorCode.NO_MATCH,
             f"old_string was not found in {path}. Read the lines you want to change again "
             "and copy them exactly (whitespace and indentation included) into old_string.",
         )
+    if first:
+        near = dataclasses.replace(near, differences=(*first, *near.differences))
     return ToolError(
         ErrorCode.NO_MATCH,
         no_match_message(path, near),
         closest_lines=[near.start_line, near.end_line],
         differences=list(near.differences),
     )
+
+
+def _take_final_blanks(view: str, c: Candidate, old: str, path: str) -> Candidate:
+    """``c`` taking in the blanks ``old`` ends with, where the match stopped before the
+    file's own blanks in the middle of a line (a tier that dropped them): the model's
+    last blanks are those of the file, which the replacement then covers, rather than
+    written again before them. Blanks the file has otherwise there (a tab for the
+    model's space) have no single reading: refused."""
+    tail = len(old) - len(old.rstrip(" \t"))
+    end = c.end
+    if (
+        not tail
+        or end >= len(view)
+        or view[end] not in " \t"
+        or view[c.start : end].endswith((" ", "\t"))
+    ):
+        return c
+    line_end = view.find("\n", end)
+    rest = view[end : len(view) if line_end < 0 else line_end]
+    if not rest.strip(" \t"):
+        return c  # the file's blanks there end the line: trailing, as the tiers read them
+    if view[end : end + tail] == old[-tail:]:
+        return dataclasses.replace(c, end=end + tail)
+    raise ToolError(
+        ErrorCode.NO_MATCH,
+        f"old_string ends with blanks that stand mid-line in {path} (line "
+        f"{line_numbers(view, [(end, end)])[0]}), where the file has other blanks, so where "
+        "the replacement ends is not certain; nothing was changed. End old_string with the "
+        "next visible character, or without the blanks.",
+    )
+
+
+def _out_of_time(path: str) -> ToolError:
+    return ToolError(
+        ErrorCode.NO_MATCH,
+        f"old_string was not found in {path} as written, and the file is too large to "
+        "search for a near-miss in the time a search may take. Read the lines you want to "
+        "change and copy them into old_string exactly (whitespace and indentation "
+        "included), and retry.",
+    )
+
+
+def _reread_new(found: Found, new_lf: str, view: str, path: str) -> str:
+    """``new_string`` read the way the match read ``old_string`` (line numbers taken
+    off, one level of escaping undone); raises :class:`ToolError` when it cannot be."""
+    lines = line_numbers(view, found.spans)
+    where = f"line{'s' if len(lines) != 1 else ''} {_numbers(lines)}"
+    for reading in found.readings:
+        if reading is LINE_NUMBERS:
+            for c in found.candidates:
+                if slips.starts_like_a_prefix(
+                    view[c.start : c.end].split("\n")
+                ) and not slips.every_line_prefixed(new_lf, found.padded):
+                    raise ToolError(
+                        ErrorCode.NO_MATCH,
+                        f"old_string was not found in {path} as written; without the read "
+                        f"output's line-number prefixes it matches {where}, but the file's "
+                        "own lines there start with numbers too, so which numbers in "
+                        "new_string (whose lines do not all carry a prefix) are prefixes is "
+                        "not certain, and nothing was changed. Send old_string and "
+                        "new_string without the line-number prefixes.",
+                        **list_fields("lines", lines),
+                    )
+            new_lf = slips.strip_new_line_numbers(new_lf, found.padded)
+        elif reading is ESCAPES and "\\" in new_lf:
+            decoded = slips.unescape(new_lf)
+            if decoded is None or "\n" in new_lf:
+                raise ToolError(
+                    ErrorCode.NO_MATCH,
+                    f"old_string was not found in {path} as written; read unescaped (\\n as "
+                    f'a line break, \\" as a quote) it matches {where}, but new_string does '
+                    "not read the same way, so what to write is not certain, and nothing "
+                    "was changed. Send old_string and new_string with real line breaks and "
+                    "quotes instead of escapes.",
+                    **list_fields("lines", lines),
+                )
+            new_lf = to_view(decoded)
+    return new_lf
 
 
 def plan_edit(
@@ -844,7 +1218,10 @@ def plan_edit(
             "Send the text you want in new_string.",
         )
     if found is None:
-        found = locate(view, old)
+        try:
+            found = locate(view, old)
+        except OutOfTime:
+            raise _out_of_time(path) from None
     if found is None:
         raise _no_match(view, old, path)
     want_all = replace_all or (expected_replacements is not None and expected_replacements > 1)
@@ -852,7 +1229,7 @@ def plan_edit(
     # Places that overlap cannot all be replaced, and neither one can be meant alone: with
     # or without replace_all, only more context can say which.
     count = len(cands) + (1 if found.overlap is not None else 0)
-    how = "" if found.tier is EXACT else f" (with {found.tier.name} tolerance)"
+    how = "" if found.matched is EXACT else f" (with {found.matched.name} tolerance)"
     if count > 1 and (not want_all or found.overlap is not None):
         places = sorted(
             [*cands, *([found.overlap] if found.overlap else [])], key=lambda c: c.start
@@ -885,32 +1262,49 @@ def plan_edit(
             **list_fields("lines", lines),
             expected=expected_replacements,
         )
-    new_lf = to_view(new)
+    new_lf = _reread_new(found, to_view(new), view, path)
     if found.new_trimmed:
         parts = new_lf.split("\n")
         if len(parts) > 1 and not parts[-1].strip(" \t" + ODD_SPACES):
             new_lf = "\n".join(parts[:-1]) + "\n"
+    # final_newline: the places are in the text with the missing line break added
+    work = view + "\n" if found.phantom else view
     exact = found.tier is EXACT or found.tier is LINE_ENDINGS
     char_stages = () if exact else _stages_upto(found.tier)
+    entities = TIERS.index(found.tier) >= TIERS.index(ENTITIES)
     splices: list[Splice] = []
     tolerated: tuple[str, ...] = ()
     for c in cands:
-        at_line_end = c.end == len(view) or view[c.end] == "\n"
+        if not exact:
+            c = _take_final_blanks(work, c, found.old, path)
+        at_line_end = c.end == len(work) or work[c.end] == "\n"
         text = (
             new_lf
             if markdown
             else strip_trailing_whitespace(found.old, new_lf, at_line_end=at_line_end)
         )
-        actual = view[c.start : c.end]
+        actual = work[c.start : c.end]
         model_old = found.old
         if c.reindent is not None and c.old_in_file is not None:
             text = reindent_text(
                 text, found.old, c.file_indents, c.reindent, first_line=c.first_line
             )
             model_old = c.old_in_file
+        if entities and slips.entities_one_way(actual, model_old) == "model":
+            # The model wrote references for the file's characters: it wrote its new
+            # text the same way.
+            text = slips.decode_entities(text)
+            model_old = slips.decode_entities(model_old)
         if not exact:
             text = carry_over(actual, model_old, text, char_stages)
         if not tolerated:
-            tolerated = tolerances_used(found.tier, actual, model_old, had_cr=old != to_view(old))
-        splices.append(Splice(c.start, c.end, text))
-    return EditPlan(found.tier, tuple(splices), tolerated if found.tier is not EXACT else ())
+            tolerated = tuple(r.tolerated for r in found.readings) + tolerances_used(
+                found.tier, actual, model_old, had_cr=old != to_view(old)
+            )
+        end = c.end
+        if end > len(view):  # the added line break: none is written there
+            end = len(view)
+            text = text[:-1] if text.endswith("\n") else text
+        splices.append(Splice(c.start, end, text))
+    matched = found.matched
+    return EditPlan(matched, tuple(splices), tolerated if matched is not EXACT else ())

@@ -8,16 +8,30 @@ Finding the region: lines are compared by a loose key (typographic punctuation f
 whitespace collapsed). Lines of ``old_string`` whose key occurs in the file vote for the
 place the block would start; when no line matches even loosely, the most distinctive
 lines are compared fuzzily (only in files of moderate size, so a refusal stays cheap).
+A line of ``old_string`` that is a stretch of a much longer file line (minified code,
+data) is placed within that line by the pieces of it the line contains.
+
+Every comparison is bounded by size (:mod:`steadyhand.text.budget`) and the whole
+search by a deadline: past it, the search answers with what it found so far, or says
+that the file's lines are too long to compare.
 """
 
 from __future__ import annotations
 
-import difflib
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
-from steadyhand.text.chars import DASHES, ELLIPSIS, INVISIBLES, ODD_SPACES, normalize_quotes
+from steadyhand.text.budget import LINE_CELLS, Budget, OutOfTime, opcodes, similarity
+from steadyhand.text.chars import (
+    DASHES,
+    ELLIPSIS,
+    INVISIBLES,
+    ODD_SPACES,
+    chars_re,
+    normalize_quotes,
+    replace_chars,
+)
 from steadyhand.text.lines import split_lines, to_view
 from steadyhand.text.render import number_lines
 
@@ -29,9 +43,17 @@ MAX_DIFFERENCES = 6
 FUZZY_MAX_LINES = 20_000
 #: A line of old_string occurring more often than this is too common to place the block.
 COMMON_LINE = 40
+#: How long the search for the closest region may take (seconds).
+SEARCH_SECONDS = 1.0
+#: A file line at least this long, and much longer than the model's line, is searched
+#: for the model's line as a stretch of it.
+LONG_LINE = 400
+#: The most pieces of a model's line looked up in a long file line.
+PIECES = 48
 
 _WS = " \t" + ODD_SPACES
 _FOLD = str.maketrans({**dict.fromkeys(DASHES, "-"), **dict.fromkeys(ODD_SPACES, " ")})
+_FOLD_RE = chars_re(DASHES + ODD_SPACES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,14 +66,65 @@ class NearMiss:
     differences: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Unsearched:
+    """The search ran out of time before it found a region: the file's lines are too
+    long (or too many) to compare with ``old_string``."""
+
+    longest_line: int
+
+
 def _key(line: str) -> str:
-    t = normalize_quotes(line).translate(_FOLD).replace(ELLIPSIS, "...")
+    if line.isascii():  # nothing to fold
+        return " ".join(line.split())
+    t = replace_chars(normalize_quotes(line), _FOLD, _FOLD_RE).replace(ELLIPSIS, "...")
     for ch in INVISIBLES:
         t = t.replace(ch, "")
     return " ".join(t.split())
 
 
-def _best_start(keys_n: list[str], keys_f: list[str]) -> int | None:
+def _place(line: str, piece: str) -> tuple[int, float] | None:
+    """Where ``piece`` best lines up within the much longer ``line`` (the offset of its
+    start), and the share of ``piece``'s stretches found there; None: none found."""
+    k = max(4, min(16, len(piece) // 4))
+    if len(piece) < k:
+        return None
+    step = max(k, (len(piece) - k) // PIECES + 1)
+    votes: Counter[int] = Counter()
+    tried = 0
+    for j in range(0, len(piece) - k + 1, step):
+        tried += 1
+        chunk = piece[j : j + k]
+        pos = line.find(chunk)
+        hits = 0
+        while pos >= 0 and hits < 4:
+            votes[pos - j] += 1
+            hits += 1
+            pos = line.find(chunk, pos + 1)
+    if not votes:
+        return None
+    # offsets a few characters apart are one place (a character added or dropped)
+    best, best_n = 0, 0
+    for at in votes:
+        n = sum(votes.get(at + d, 0) for d in range(-4, 5))
+        if n > best_n or (n == best_n and at < best):
+            best, best_n = at, n
+    return max(0, best), min(1.0, best_n / tried)
+
+
+def _fuzzy(k_n: str, k_f: str, floor: float = 0.6) -> float:
+    """How alike the model's line key ``k_n`` and a file line key ``k_f`` are (0 to 1;
+    0 when their lengths alone show it is below ``floor``)."""
+    if len(k_f) >= LONG_LINE and len(k_f) >= 2 * len(k_n) >= 16:
+        placed = _place(k_f, k_n)
+        return placed[1] if placed is not None else 0.0
+    total = len(k_f) + len(k_n)
+    if not total or 2.0 * min(len(k_f), len(k_n)) / total < floor:
+        return 0.0  # the lengths alone rule it out
+    return similarity(k_f, k_n)
+
+
+def _best_start(keys_n: list[str], keys_f: list[str], budget: Budget) -> int | None:
     index: dict[str, list[int]] = {}
     for i, k in enumerate(keys_f):
         if k:
@@ -70,16 +143,13 @@ def _best_start(keys_n: list[str], keys_f: list[str]) -> int | None:
         return None
     distinct = sorted(((len(k), j) for j, k in enumerate(keys_n) if k), reverse=True)[:3]
     scores: dict[int, float] = {}
-    sm = difflib.SequenceMatcher(autojunk=False)
     for _, j in distinct:
-        sm.set_seq2(keys_n[j])
         for i, k in enumerate(keys_f):
             if not k:
                 continue
-            sm.set_seq1(k)
-            if sm.real_quick_ratio() < 0.6 or sm.quick_ratio() < 0.6:
-                continue
-            r = sm.ratio()
+            if not i % 256:
+                budget.check()
+            r = _fuzzy(keys_n[j], k)
             if r >= 0.6:
                 scores[i - j] = scores.get(i - j, 0.0) + r
     if not scores:
@@ -133,10 +203,14 @@ def _q(s: str) -> str:
     return f"'{shown}'"
 
 
+def _col(f: str, at: int) -> str:
+    """ " at column N" for a place in a long line (where a quote alone is hard to find)."""
+    return f" at column {at + 1:,}" if len(f) > LONG_LINE else ""
+
+
 def _core_differences(f: str, m: str, n: int) -> list[str]:
     out: list[str] = []
-    sm = difflib.SequenceMatcher(None, f, m, autojunk=False)
-    for op, i1, i2, j1, j2 in sm.get_opcodes():
+    for op, i1, i2, j1, j2 in opcodes(f, m):
         if op == "equal":
             continue
         fs, ms = f[i1:i2], m[j1:j2]
@@ -158,10 +232,43 @@ def _core_differences(f: str, m: str, n: int) -> list[str]:
                 fs, ms = f, m
             else:
                 fs, ms = f[max(0, i1 - 20) : i2 + 20], m[max(0, j1 - 20) : j2 + 20]
-            out.append(f"line {n} reads {_q(fs)} where you sent {_q(ms)}")
+            out.append(f"line {n}{_col(f, i1)} reads {_q(fs)} where you sent {_q(ms)}")
             break
         if len(out) >= 3:
             break
+    return out
+
+
+def _within(f: str, m: str, n: int) -> list[str] | None:
+    """What differs between the model's line ``m`` and the stretch of the long file
+    line ``f`` (line ``n``) it lines up with; None when it lines up nowhere."""
+    mc = m.strip(_WS)
+    placed = _place(f, mc)
+    if placed is None:
+        return None
+    at = placed[0]
+    # the end that lines up best, for a character or two added or dropped
+    best_end, best_suf = at + len(mc), -1
+    for d in range(-8, 9):
+        end = at + len(mc) + d
+        if end <= at or end > len(f):
+            continue
+        suf = 0
+        while suf < len(mc) and suf < end - at and f[end - 1 - suf] == mc[len(mc) - 1 - suf]:
+            suf += 1
+        if suf > best_suf:
+            best_end, best_suf = end, suf
+    stretch = f[at:best_end]
+    if stretch == mc:
+        return []
+    out: list[str] = []
+    for op, i1, i2, j1, j2 in opcodes(stretch, mc):
+        if op == "equal":
+            continue
+        fs = stretch[max(0, i1 - 20) : i2 + 20]
+        ms = mc[max(0, j1 - 20) : j2 + 20]
+        out.append(f"line {n} at column {at + i1 + 1:,} reads {_q(fs)} where you sent {_q(ms)}")
+        break
     return out
 
 
@@ -197,7 +304,7 @@ def describe_line(f: str, m: str, n: int) -> list[str]:
 
 
 def _pair_block(
-    keys_n: list[str], keys_f: list[str], i1: int, i2: int, f1: int, f2: int
+    keys_n: list[str], keys_f: list[str], i1: int, i2: int, f1: int, f2: int, budget: Budget
 ) -> list[tuple[int, int]]:
     """Pair the model's lines ``i1:i2`` with file lines ``f1:f2`` in order: one to one
     when the counts agree, else each with its most similar remaining line."""
@@ -206,9 +313,10 @@ def _pair_block(
     out: list[tuple[int, int]] = []
     nxt = f1
     for k in range(i1, i2):
+        budget.check()
         best, best_r = -1, 0.5
         for fk in range(nxt, f2):
-            r = difflib.SequenceMatcher(None, keys_n[k], keys_f[fk], autojunk=False).ratio()
+            r = _fuzzy(keys_n[k], keys_f[fk], best_r)
             if r > best_r:
                 best, best_r = fk, r
         if best >= 0:
@@ -217,37 +325,63 @@ def _pair_block(
     return out
 
 
-def closest_region(view: str, old: str) -> NearMiss | None:
-    """The region of ``view`` most like ``old`` and how they differ, or None."""
+def _describe(f: str, m: str, n: int) -> list[str]:
+    """What differs between file line ``n`` and the model's line, a stretch of it when
+    the file line is long and the model's much shorter."""
+    if len(f) >= LONG_LINE and len(m.strip(_WS)) * 4 < len(f) * 3:
+        within = _within(f, m, n)
+        if within is not None:
+            return within
+    return describe_line(f, m, n)
+
+
+def closest_region(
+    view: str, old: str, budget: Budget | None = None
+) -> NearMiss | Unsearched | None:
+    """The region of ``view`` most like ``old`` and how they differ; None when nothing
+    is alike; :class:`Unsearched` when the search ran out of time (``budget``, by
+    default :data:`SEARCH_SECONDS`) before it found a region."""
+    if budget is None:
+        budget = Budget(SEARCH_SECONDS)
+    lines = split_lines(view)
+    try:
+        return _closest(lines, old, budget)
+    except OutOfTime:
+        return Unsearched(max(map(len, lines), default=0))
+
+
+def _closest(lines: list[str], old: str, budget: Budget) -> NearMiss | None:
     needle = to_view(old).split("\n")
     if len(needle) > 1 and needle[-1] == "":
         needle.pop()
     keys_n = [_key(line) for line in needle]
     if not any(keys_n):
         return None
-    lines = split_lines(view)
     if not lines:
         return None
-    keys_f = [_key(line) for line in lines]
-    start = _best_start(keys_n, keys_f)
+    keys_f: list[str] = []
+    for at in range(0, len(lines), 4096):
+        budget.check()
+        keys_f.extend(_key(line) for line in lines[at : at + 4096])
+    start = _best_start(keys_n, keys_f, budget)
     if start is None:
         return None
     wlo = max(0, start - 2)
     whi = min(len(lines), max(start, 0) + len(needle) + 2)
-    sm = difflib.SequenceMatcher(None, keys_n, keys_f[wlo:whi], autojunk=False)
     diffs: list[str] = []
     used: list[int] = []
-    ops = sm.get_opcodes()
+    ops = opcodes(keys_n, keys_f[wlo:whi], LINE_CELLS)
     paired_n: set[int] = set()
     paired_f: set[int] = set()
     for op, i1, i2, j1, j2 in ops:
         if op not in ("equal", "replace"):
             continue
-        for k, fk in _pair_block(keys_n, keys_f, i1, i2, wlo + j1, wlo + j2):
+        for k, fk in _pair_block(keys_n, keys_f, i1, i2, wlo + j1, wlo + j2, budget):
             used.append(fk)
             paired_n.add(k)
             paired_f.add(fk)
-            diffs.extend(describe_line(lines[fk], needle[k], fk + 1))
+            if not budget.expired():  # past the deadline, the region alone is shown
+                diffs.extend(_describe(lines[fk], needle[k], fk + 1))
     if not used:
         return None
     first, last = min(used), max(used)
@@ -287,4 +421,14 @@ def no_match_message(path: str, near: NearMiss) -> str:
         f"old_string was not found in {path}. The closest text is at {where}:\n"
         f"{near.excerpt}\n{what} Copy the text exactly as shown (after the tab that "
         "follows each line number) into old_string and retry."
+    )
+
+
+def unsearched_message(path: str, miss: Unsearched) -> str:
+    return (
+        f"old_string was not found in {path}, and its lines are too long to compare with "
+        f"the file's in the time a search may take (the longest line has "
+        f"{miss.longest_line:,} characters). Read the lines you want to change and copy "
+        "old_string from them exactly, or use a shorter, distinctive stretch of the line, "
+        "and retry."
     )

@@ -8,7 +8,7 @@ from steadyhand.protocol.params import EditParams
 from steadyhand.protocol.results import Result
 from steadyhand.tools.create import create_file
 from steadyhand.tools.dry_run import note_shown
-from steadyhand.tools.edit_plan import apply_plan, plan_one, shown_lines
+from steadyhand.tools.edit_plan import apply_plan, plan_one_async, shown_lines
 from steadyhand.tools.mutation import open_target
 
 
@@ -29,7 +29,7 @@ async def edit(ctx: ToolContext, p: EditParams) -> Result:
         rec = target.require_read()
         snap = target.fresh(rec)
         try:
-            plan = plan_one(
+            plan = await plan_one_async(
                 snap.view,
                 snap.path,
                 p.old_string,

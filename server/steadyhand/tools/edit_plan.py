@@ -3,6 +3,7 @@ the agent was shown it, committing the change, and describing it for the model."
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Sequence
 
@@ -21,7 +22,14 @@ from steadyhand.protocol.results import Result, success
 from steadyhand.state.file_state import FileRecord, Range, missing_lines, shift_ranges
 from steadyhand.text.diff import splices_diff, stat, whole_diff
 from steadyhand.text.lines import count_lines, ending_stats_spliced, to_view
-from steadyhand.text.matching import EXACT, MARKDOWN_SUFFIXES, EditPlan, Found, plan_edit
+from steadyhand.text.matching import (
+    EXACT,
+    MARKDOWN_SUFFIXES,
+    EditPlan,
+    Found,
+    exact_places,
+    plan_edit,
+)
 from steadyhand.text.render import CUT_MARKER_RE, snippet, snippet_at
 from steadyhand.text.splices import Splice, apply_splices, raw_splices
 from steadyhand.tools.mutation import Target, commit, preview
@@ -79,6 +87,40 @@ def plan_one(
     except ToolError as err:  # the matching refusals name the file by its real path too
         err.fields.setdefault("path", path)
         raise
+
+
+async def plan_one_async(
+    view: str,
+    path: str,
+    old_string: str,
+    new_string: str,
+    *,
+    replace_all: bool = False,
+    expected_replacements: int | None = None,
+) -> EditPlan:
+    """:func:`plan_one`, run at once when ``old_string`` is found exactly (or is empty),
+    else in a worker thread: the near-miss tiers and the closest-region search are
+    bounded in time, and meanwhile the event loop answers every other request."""
+    found = exact_places(view, old_string) if old_string else None
+    if found is not None or not old_string:
+        return plan_one(
+            view,
+            path,
+            old_string,
+            new_string,
+            replace_all=replace_all,
+            expected_replacements=expected_replacements,
+            found=found,
+        )
+    return await asyncio.to_thread(
+        plan_one,
+        view,
+        path,
+        old_string,
+        new_string,
+        replace_all=replace_all,
+        expected_replacements=expected_replacements,
+    )
 
 
 #: For content seen before: one (offset, line) known in it, from the last lookup or the

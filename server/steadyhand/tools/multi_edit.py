@@ -8,6 +8,7 @@ original text and sent as ONE change (one WorkspaceEdit, one undo step in an edi
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 
 from steadyhand.context import ToolContext
@@ -167,7 +168,9 @@ async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
             content = first
             later: list[EditPlan] = []
             if len(p.edits) > 1:
-                content, _, later = plan_all(to_view(first), path, p.edits[1:], before=1)
+                content, _, later = await asyncio.to_thread(
+                    plan_all, to_view(first), path, p.edits[1:], before=1
+                )
             made = await create_file(target, content)
             per_edit = [(1, "exact")] + [(pl.replacements, pl.tier.name) for pl in later]
             made["replacements"] = sum(n for n, _ in per_edit)
@@ -183,12 +186,15 @@ async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
             final, composed, plans = on_base
         else:
             try:
-                final, steps, plans = plan_all(view, path, p.edits)
+                # edit by edit, in a worker thread: a near-miss search is bounded in
+                # time, and the event loop answers other requests meanwhile
+                final, each, plans = await asyncio.to_thread(plan_all, view, path, p.edits)
             except ToolError as err:
                 if not p.dry_run and err.fields.get("edit_index") == 0:
                     note_shown(target.session, rec, err)
                 raise
-            composed = compose(len(view), steps)
+            steps = each
+            composed = compose(len(view), each)
         if final == view:
             raise ToolError(
                 ErrorCode.NO_CHANGE,

@@ -556,6 +556,7 @@ async def test_no_match_message_escapes_a_tab_once(client: LanguageClient, works
     f = workspace / "t.txt"
     f.write_text("alpha\nbeta\ngamma\n")
     await call(client, READ, file_path="t.txt")
-    r = await call(client, EDIT, file_path="t.txt", old_string="     2\tbeta", new_string="B")
+    # (with the read output's padding, "     2\tbeta" is a line-number prefix, taken off)
+    r = await call(client, EDIT, file_path="t.txt", old_string="2\tbeta", new_string="B")
     assert r["error"] == "no_match", r
     assert "'2\\tbeta'" in r["message"] and "\\\\t" not in r["message"], r["message"]
