@@ -34,6 +34,9 @@ class Applied:
     note: str = ""
     #: Structured guard findings (credentials in added lines) for the result's ``secrets``.
     findings: tuple[dict[str, object], ...] = ()
+    #: The syntax check's result fields (``syntax_errors`` or ``syntax_check``), when the
+    #: file was checked.
+    syntax: dict[str, object] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +94,8 @@ class ToolContext:
     on_success: Callable[[], None] | None = None
     #: The health check's answer (``ping``): the server fills in what it knows.
     status: Callable[[], dict[str, Any]] = field(default=lambda: {"ok": True, "message": "pong"})
+    #: The language id the editor gave the open document at a path (None: not open).
+    language_id: Callable[[str], str | None] = field(default=lambda path: None)
 
     def resolve(self, file_path: str) -> ResolvedPath:
         return resolve(file_path, self.roots)

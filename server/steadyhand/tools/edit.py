@@ -16,7 +16,8 @@ from steadyhand.documents.snapshot import (
 )
 from steadyhand.guards.protected import check_writable
 from steadyhand.guards.secrets import Finding
-from steadyhand.guards.world import check_secrets, dry_run_fields, findings_fields, secrets_warning
+from steadyhand.guards.syntax import SyntaxReport, check_syntax
+from steadyhand.guards.world import check_secrets, dry_run_fields, dry_run_note, findings_fields
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import EditParams
 from steadyhand.protocol.results import Result, success
@@ -384,7 +385,9 @@ async def apply_plan(
         session=session_name,
     )
     if dry_run:
-        return _dry_run_result(snap, plan, new_view, summary, await check_secrets(ctx, change))
+        findings = await check_secrets(ctx, change)
+        syntax = check_syntax(ctx, change)
+        return _dry_run_result(snap, plan, new_view, summary, findings, syntax)
     applied = await ctx.world.apply(change)
     after = applied.snapshot
     if after.raw is new_raw:  # carry the line-ending counts over: no pass over the file
@@ -446,6 +449,7 @@ def _dry_run_result(
     new_view: str,
     summary: str | None,
     findings: list[Finding],
+    syntax: SyntaxReport | None,
 ) -> Result:
     diff = splices_diff(snap.view, new_view, plan.splices, name=snap.path)
     ds = stat(diff)
@@ -457,8 +461,7 @@ def _dry_run_result(
     )
     if plan.note:
         head += " " + plan.note
-    if findings:
-        head += " " + secrets_warning(findings)
+    head += dry_run_note(findings, syntax)
     return success(
         f"{head}\n{diff}",
         path=snap.path,
@@ -468,5 +471,5 @@ def _dry_run_result(
         diff=diff,
         added=ds.added,
         removed=ds.removed,
-        **dry_run_fields(findings),
+        **dry_run_fields(findings, syntax),
     )

@@ -12,6 +12,7 @@ import os
 
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import check_writable
+from steadyhand.guards.world import findings_fields
 from steadyhand.history.store import HistoryStore, Version
 from steadyhand.history.world import delete_via, encoding_from_label
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -297,7 +298,14 @@ async def _restore(
     if applied.note:
         message += " " + applied.note
     await _notify(ctx, path)
-    return success(message, **fields, session=acting, via=applied.via, on_disk=applied.on_disk)
+    return success(
+        message,
+        **fields,
+        session=acting,
+        via=applied.via,
+        on_disk=applied.on_disk,
+        **findings_fields(applied),
+    )
 
 
 async def restore(

@@ -7,7 +7,8 @@ from stat import S_ISDIR
 from steadyhand.documents.snapshot import prime_endings
 from steadyhand.fs.reader import encode_or_refuse
 from steadyhand.guards.protected import check_writable
-from steadyhand.guards.world import check_secrets, dry_run_fields, findings_fields, secrets_warning
+from steadyhand.guards.syntax import check_syntax
+from steadyhand.guards.world import check_secrets, dry_run_fields, dry_run_note, findings_fields
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import WriteParams
 from steadyhand.protocol.results import Result, success
@@ -61,9 +62,10 @@ async def create_file(
     change = Change(path, None, content, data, UTF8, tool, session=session_name)
     if dry_run:
         findings = await check_secrets(ctx, change)
+        syntax = check_syntax(ctx, change)
         n = count_lines(to_view(content))
         diff = whole_diff("", to_view(content), name=path)
-        warning = " " + secrets_warning(findings) if findings else ""
+        warning = dry_run_note(findings, syntax)
         return success(
             f"Dry run: {path} does not exist; the {tool} would create it with {n} lines "
             f"({len(data)} bytes). Nothing was written.{warning}",
@@ -76,7 +78,7 @@ async def create_file(
             diff=diff,
             dry_run=True,
             **({"replacements": 1, "matched": "exact"} if tool != "write" else {}),
-            **dry_run_fields(findings),
+            **dry_run_fields(findings, syntax),
         )
     applied = await ctx.world.apply(change)
     after = applied.snapshot
@@ -164,14 +166,15 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
         if p.dry_run:
             same = " (it already holds exactly this content)" if content == snap.raw else ""
             findings = await check_secrets(ctx, change)
-            warning = " " + secrets_warning(findings) if findings else ""
+            syntax = check_syntax(ctx, change)
+            warning = dry_run_note(findings, syntax)
             return success(
                 f"Dry run: writing would update {path}{same}: {before_lines} line(s) before, "
                 f"{after_lines} line(s) after (≈ +{ds.added} / -{ds.removed}); nothing was "
                 f"written.{warning}",
                 **fields,
                 dry_run=True,
-                **dry_run_fields(findings),
+                **dry_run_fields(findings, syntax),
             )
         if content == snap.raw:
             session.put(record_for(snap, full_range(snap), None))

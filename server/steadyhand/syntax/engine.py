@@ -1,0 +1,619 @@
+"""The syntax check of a change, and the trees it keeps to be quick.
+
+A change's new text is compared with its old text: :meth:`Checker.check` answers the
+errors the change introduced (:func:`~steadyhand.syntax.issues.introduced`), or that the
+check was skipped (it could not finish within the deadline).
+
+Speed comes from three things:
+
+* **The tree of the old text is already there.** A read hands the text to
+  :meth:`Checker.prime`; it is parsed in slices of a couple of milliseconds on the event
+  loop once nothing else has happened for a moment (so never while an answer waits), and
+  kept by content hash. A change leaves the tree of its new text behind the same way
+  (:meth:`Outcome.commit`), so the next change to that file starts from it too.
+* **Most of the text is left out.** The change is checked on its old and new text with
+  the siblings far from every edit removed (:mod:`steadyhand.syntax.elide`): a few
+  hundred bytes to parse instead of the whole file, however large. When the shortened
+  new text parses without error, the change introduced none; otherwise its errors are
+  compared with those of the shortened old text, and the new ones are placed in the file.
+* **Positions are worked out locally.** Byte offsets come from character offsets through
+  marks a few thousand characters apart (ASCII text needs none), lines and columns from
+  the nearest node of the tree, never by counting from the top.
+
+A parse that would not finish before the deadline is stopped (tree-sitter's progress
+callback) and the check skipped; the parse is then finished in the background, so the
+next change to that text is checked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import contextlib
+import logging
+import sys
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from tree_sitter import Language, Parser, Tree
+
+from steadyhand.syntax import grammars
+from steadyhand.syntax.elide import removals
+from steadyhand.syntax.issues import Edit, Issue, introduced
+from steadyhand.syntax.offsets import (
+    CharEdit,
+    Marks,
+    apply_edits,
+    build_marks,
+    byte_offset,
+    encode,
+    shift_marks,
+    whole_edit,
+)
+from steadyhand.syntax.tree import issue_at, issues, point_at
+
+log = logging.getLogger(__name__)
+
+#: A check that cannot finish within this many seconds is skipped.
+DEADLINE_S = 0.05
+#: Texts larger than this (bytes of UTF-8) are not checked, nor parsed in the background.
+MAX_BYTES = 4 << 20
+#: Background parsing runs in slices of about this many seconds ...
+SLICE_S = 0.002
+#: ... once nothing has been checked or read for this many seconds.
+IDLE_S = 0.02
+#: Trees kept: at most this many, holding at most this many bytes of text.
+CACHE_ENTRIES = 64
+CACHE_BYTES = 64 << 20
+#: Texts waiting to be parsed in the background; older requests are dropped.
+MAX_JOBS = 8
+
+
+class Splicelike(Protocol):
+    """What a change is made of: ``text[start:end]`` (characters of the old text)
+    replaced with ``text``. (The tools' ``Splice`` has exactly this shape.)"""
+
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+
+
+@dataclass(eq=False)
+class Entry:
+    """The tree of one text, and what is known about it."""
+
+    lang: str
+    tree: Tree
+    #: the text's UTF-8 form (None once handed on to the entry of a change made from it)
+    data: bytearray | None
+    marks: Marks | None
+    size: int
+    #: False when the tree was edited without a full reparse since (still a good base
+    #: for a reparse, and its siblings are still where the text's siblings are)
+    fresh: bool = True
+
+
+@dataclass(eq=False)
+class Job:
+    """A parse run in slices: of a text (``view``), or of a text still to be loaded
+    (``load``), possibly from an old tree (``old_tree`` edited to fit ``data``)."""
+
+    lang: str
+    key: str | None
+    view: str | None = None
+    load: Callable[[], tuple[str, str] | None] | None = None
+    data: bytearray | None = None
+    parser: Parser | None = None
+    old_tree: Tree | None = None
+    marks: Marks | None = None
+    started: bool = False
+
+    def step(self, language: Language, until: float) -> Entry | None:
+        """Parse until ``until`` (perf_counter seconds); the entry once done, else None."""
+        if self.data is None:
+            if self.view is None and self.load is not None:
+                loaded = self.load()
+                self.load = None
+                if loaded is None:
+                    raise _Dropped
+                self.key, self.view = loaded
+            if self.view is None:
+                raise _Dropped
+            self.data = bytearray(encode(self.view))
+            self.marks = build_marks(self.view)
+            self.view = None
+        if self.parser is None:
+            self.parser = Parser(language)
+        tree = _parse(self.parser, self.data, until, self.old_tree, resume=self.started)
+        self.started = True
+        if tree is None:
+            return None
+        return Entry(self.lang, tree, self.data, self.marks, len(self.data))
+
+
+class _Dropped(Exception):
+    """A background job whose text went away (the file changed or vanished)."""
+
+
+def _parse(
+    parser: Parser,
+    data: bytes | bytearray,
+    until: float,
+    old_tree: Tree | None = None,
+    *,
+    resume: bool = False,
+) -> Tree | None:
+    """Parse ``data`` (from ``old_tree``, edited to fit it, when given) until the
+    deadline; None when stopped there (``parser`` can then resume the same parse)."""
+    if not resume:
+        parser.reset()
+    view = memoryview(data)
+
+    def read(offset: int, _point: object) -> memoryview:
+        return view[offset:]
+
+    def past(_offset: int, _has_error: bool) -> bool:
+        return time.perf_counter() > until
+
+    try:
+        if old_tree is not None:
+            return parser.parse(read, old_tree, progress_callback=past)
+        return parser.parse(read, progress_callback=past)
+    except ValueError:
+        return None
+    finally:
+        with contextlib.suppress(BufferError):  # a piece is still held: it goes by itself
+            view.release()
+
+
+@dataclass
+class Outcome:
+    """What the check of one change found."""
+
+    #: the errors the change introduced, in text order
+    errors: tuple[Issue, ...] = ()
+    #: why the check did not run to its end ("" when it did)
+    skipped: str = ""
+    _store: Callable[[str], None] | None = field(default=None, repr=False)
+
+    def commit(self, key: str) -> None:
+        """The change was made and its new text has content key ``key``: keep the tree
+        of that text for the next check."""
+        store, self._store = self._store, None
+        if store is not None:
+            store(key)
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """A text as the check sees it: its content key (a hash) and its characters."""
+
+    key: str
+    view: str
+
+
+class Checker:
+    """Syntax checks of changes, with the trees they need (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        deadline: float = DEADLINE_S,
+        entries: int = CACHE_ENTRIES,
+        budget: int = CACHE_BYTES,
+    ) -> None:
+        self.deadline = deadline
+        self.max_entries = entries
+        self.budget = budget
+        self._entries: OrderedDict[tuple[str, str], Entry] = OrderedDict()
+        self._bytes = 0
+        self._jobs: OrderedDict[tuple[str, str | None, int], Job] = OrderedDict()
+        self._job_ids = 0
+        self._parsers: dict[str, Parser] = {}
+        self._last_activity = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+
+    # -- the cache -------------------------------------------------------------------
+
+    def get(self, lang: str, key: str) -> Entry | None:
+        e = self._entries.get((lang, key))
+        if e is not None:
+            self._entries.move_to_end((lang, key))
+        return e
+
+    def put(self, key: str, entry: Entry) -> None:
+        k = (entry.lang, key)
+        old = self._entries.pop(k, None)
+        if old is not None:
+            self._bytes -= old.size
+        self._entries[k] = entry
+        self._bytes += entry.size
+        while self._entries and (
+            len(self._entries) > self.max_entries or self._bytes > self.budget
+        ):
+            _, gone = self._entries.popitem(last=False)
+            self._bytes -= gone.size
+
+    def cached(self, lang: str, key: str) -> bool:
+        return (lang, key) in self._entries
+
+    # -- background parsing ---------------------------------------------------------
+
+    def prime(self, lang: str, key: str, view: str) -> None:
+        """Parse ``view`` (content key ``key``) in the background, unless known."""
+        self._touch()
+        if (lang, key) in self._entries or len(view) > MAX_BYTES or self._has_job(lang, key):
+            return
+        self._queue(Job(lang, key, view=view))
+
+    def prime_with(self, lang: str, load: Callable[[], tuple[str, str] | None]) -> None:
+        """Parse, in the background, the text ``load()`` answers then as ``(key, view)``
+        (None: nothing to parse), unless known by then."""
+        self._touch()
+        self._queue(Job(lang, None, load=load))
+
+    def _has_job(self, lang: str, key: str) -> bool:
+        return any(j.lang == lang and j.key == key for j in self._jobs.values())
+
+    def _queue(self, job: Job) -> None:
+        self._job_ids += 1
+        self._jobs[(job.lang, job.key, self._job_ids)] = job
+        while len(self._jobs) > MAX_JOBS:
+            self._jobs.popitem(last=False)
+        self._schedule()
+
+    def _touch(self) -> None:
+        self._last_activity = time.perf_counter()
+
+    def _schedule(self, delay: float = IDLE_S) -> None:
+        if self._timer is not None or not self._jobs:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop here: :meth:`drain` runs the jobs
+        self._timer = loop.call_later(delay, self._tick)
+
+    def _tick(self) -> None:
+        self._timer = None
+        quiet = time.perf_counter() - self._last_activity
+        if quiet < IDLE_S:
+            self._schedule(IDLE_S - quiet)
+            return
+        self.work(time.perf_counter() + SLICE_S)
+        self._schedule(0)
+
+    def work(self, until: float) -> bool:
+        """Run background jobs until ``until``; whether any is left."""
+        while self._jobs and time.perf_counter() < until:
+            k = next(iter(self._jobs))
+            job = self._jobs[k]
+            language = grammars.language(job.lang)
+            try:
+                if language is None:
+                    raise _Dropped
+                if job.key is not None and (job.lang, job.key) in self._entries and not job.started:
+                    raise _Dropped
+                entry = job.step(language, until)
+            except _Dropped:
+                self._jobs.pop(k, None)
+                continue
+            except Exception:  # never let a grammar's failure reach the loop
+                log.exception("syntax check: background parse of a %s text failed", job.lang)
+                self._jobs.pop(k, None)
+                continue
+            if entry is None:
+                return True
+            self._jobs.pop(k, None)
+            if job.key is not None:
+                self.put(job.key, entry)
+        return bool(self._jobs)
+
+    def drain(self) -> None:
+        """Run every background job to its end (tests, and loops that are not running)."""
+        while self.work(time.perf_counter() + 60):
+            pass
+
+    def _take_job(self, lang: str, key: str, until: float) -> Entry | None:
+        """The tree of a text being parsed in the background, finished now if it can be
+        before ``until``."""
+        for k, job in list(self._jobs.items()):
+            if job.lang == lang and job.key == key:
+                language = grammars.language(lang)
+                if language is None:
+                    return None
+                try:
+                    entry = job.step(language, until)
+                except _Dropped:
+                    self._jobs.pop(k, None)
+                    return None
+                if entry is None:
+                    return None
+                self._jobs.pop(k, None)
+                self.put(key, entry)
+                return entry
+        return None
+
+    def _parser(self, lang: str, language: Language) -> Parser:
+        p = self._parsers.get(lang)
+        if p is None:
+            p = self._parsers[lang] = Parser(language)
+        return p
+
+    # -- the check -------------------------------------------------------------------
+
+    def check(
+        self,
+        lang: str,
+        before: Text | None,
+        after: str,
+        splices: Sequence[Splicelike] | None = None,
+    ) -> Outcome:
+        """The errors the change from ``before`` (None: a new file) to ``after``
+        introduced. ``splices``: the change as replacements of ``before.view`` (ordered),
+        when known; else the texts are compared."""
+        self._touch()
+        until = time.perf_counter() + self.deadline
+        language = grammars.language(lang)
+        if language is None:
+            return Outcome()
+        if len(after) > MAX_BYTES or (before is not None and len(before.view) > MAX_BYTES):
+            return Outcome(skipped="the file is too large to check")
+        if before is not None:
+            entry = self.get(lang, before.key) or self._take_job(lang, before.key, until)
+            if entry is not None:
+                return self._from_tree(lang, language, entry, before, after, splices, until)
+        return self._without_tree(lang, language, before, after, splices, until)
+
+    def _data(self, entry: Entry, text: Text) -> bytearray:
+        if entry.data is None:
+            entry.data = bytearray(encode(text.view))
+            entry.marks = build_marks(text.view)
+        return entry.data
+
+    def _edits(
+        self,
+        entry: Entry,
+        before: Text,
+        after: str,
+        splices: Sequence[Splicelike] | None,
+    ) -> tuple[list[CharEdit] | None, list[Edit], list[bytes]]:
+        """The change as byte edits of the old text, with the bytes each puts in (and as
+        character edits, when made of splices)."""
+        data = self._data(entry, before)
+        if splices is None:
+            e, mid = whole_edit(data, encode(after))
+            return None, [e], [mid]
+        view, marks = before.view, entry.marks
+        char_edits: list[CharEdit] = []
+        edits: list[Edit] = []
+        mids: list[bytes] = []
+        for sp in splices:
+            mid = encode(sp.text)
+            bs = byte_offset(view, marks, sp.start)
+            be = byte_offset(view, marks, sp.end) if sp.end != sp.start else bs
+            char_edits.append(CharEdit(sp.start, sp.end, len(sp.text), bs, be, len(mid)))
+            edits.append(Edit(bs, be, len(mid)))
+            mids.append(mid)
+        return char_edits, edits, mids
+
+    def _from_tree(
+        self,
+        lang: str,
+        language: Language,
+        entry: Entry,
+        before: Text,
+        after: str,
+        splices: Sequence[Splicelike] | None,
+        until: float,
+    ) -> Outcome:
+        char_edits, edits, mids = self._edits(entry, before, after, splices)
+
+        def store(key: str) -> None:
+            # The old tree, told about the change (not reparsed), serves the next check.
+            self.put(key, _edited(entry, lang, edits, mids, char_edits, before, after))
+
+        if not edits:
+            return Outcome(_store=lambda key: self.put(key, entry))
+        data = self._data(entry, before)
+        parser = self._parser(lang, language)
+        cut = removals(entry.tree.root_node, [(e.start, e.end) for e in edits])
+        short = Shortened(data, cut, edits, mids)
+        tree = _parse(parser, short.new, until)
+        if tree is None:
+            return Outcome(skipped=_TOO_SLOW)
+        if not tree.root_node.has_error:
+            return Outcome(_store=store)
+        new_found, _ = issues(tree.root_node, short.new)
+        old_tree = _parse(parser, short.old, until)
+        if old_tree is None:
+            return Outcome(skipped=_TOO_SLOW)
+        old_found, complete = issues(old_tree.root_node, short.old)
+        blamed = introduced(old_found, new_found, short.edits) if complete else []
+        if not blamed:
+            return Outcome(_store=store)
+        new_data = apply_edits(data, edits, mids)
+        placed = [short.place(i, new_data) for i in blamed]
+        return Outcome(tuple(placed), _store=store)
+
+    def _without_tree(
+        self,
+        lang: str,
+        language: Language,
+        before: Text | None,
+        after: str,
+        splices: Sequence[Splicelike] | None,
+        until: float,
+    ) -> Outcome:
+        """No tree of the old text: parse the new one; the old one only if needed."""
+        parser = self._parser(lang, language)
+        new_data = bytearray(encode(after))
+        tree = _parse(parser, new_data, until)
+        if tree is None:
+            # Finish it in the background, for the next change, once it has a key.
+            job = Job(lang, None, data=new_data, parser=parser, marks=build_marks(after))
+            job.started = True
+            self._parsers.pop(lang, None)  # that parser now belongs to the job
+
+            def later(key: str) -> None:
+                job.key = key
+                self._queue(job)
+
+            return Outcome(skipped=_TOO_SLOW, _store=later)
+        fresh = Entry(lang, tree, new_data, build_marks(after), len(new_data))
+
+        def store(key: str) -> None:
+            self.put(key, fresh)
+
+        if not tree.root_node.has_error:
+            return Outcome(_store=store)
+        found, _ = issues(tree.root_node, new_data)
+        if before is None:
+            return Outcome(tuple(found), _store=store)
+        old_data = bytearray(encode(before.view))
+        old_tree = _parse(parser, old_data, until)
+        if old_tree is None:
+            return Outcome(skipped=_TOO_SLOW, _store=store)
+        self.put(
+            before.key, Entry(lang, old_tree, old_data, build_marks(before.view), len(old_data))
+        )
+        old_found, complete = issues(old_tree.root_node, old_data)
+        if not complete:
+            return Outcome(_store=store)
+        if splices is not None:
+            view = before.view
+            edits = [
+                Edit(
+                    len(encode(view[: sp.start])), len(encode(view[: sp.end])), len(encode(sp.text))
+                )
+                for sp in splices
+            ]
+        else:
+            edits = [whole_edit(old_data, new_data)[0]]
+        return Outcome(tuple(introduced(old_found, found, edits)), _store=store)
+
+
+_TOO_SLOW = "it could not finish within 50 ms"
+
+
+class Shortened:
+    """The old and the new text without the ranges ``cut`` (old-text offsets that never
+    overlap an edit), with the edits in offsets of the shortened old text, and how to
+    place an error of the shortened new text in the whole new text."""
+
+    def __init__(
+        self, data: bytearray, cut: list[tuple[int, int]], edits: list[Edit], mids: list[bytes]
+    ) -> None:
+        self.data = data
+        self.cut = cut
+        events = sorted(
+            [(s, e, -1) for s, e in cut] + [(e.start, e.end, i) for i, e in enumerate(edits)]
+        )
+        old: list[bytes | bytearray] = []
+        new: list[bytes | bytearray] = []
+        self.edits: list[Edit] = []
+        #: pieces of the shortened new text: (start there, start in the new text, how
+        #: many ranges were cut before it)
+        self.pieces: list[tuple[int, int, int]] = []
+        pos = removed = shift = short_new = cuts = 0
+        for s, e, i in events:
+            kept = data[pos:s]
+            old.append(kept)
+            new.append(kept)
+            self.pieces.append((short_new, pos + shift, cuts))
+            short_new += len(kept)
+            if i < 0:
+                removed += e - s
+                cuts += 1
+            else:
+                edit = edits[i]
+                old.append(data[s:e])
+                new.append(mids[i])
+                self.edits.append(Edit(s - removed, e - removed, edit.length))
+                self.pieces.append((short_new, s + shift, cuts))
+                short_new += edit.length
+                shift += edit.length - (e - s)
+            pos = e
+        kept = data[pos:]
+        old.append(kept)
+        new.append(kept)
+        self.pieces.append((short_new, pos + shift, cuts))
+        self.old = b"".join(old)
+        self.new = b"".join(new)
+
+    def to_new(self, pos: int) -> tuple[int, int]:
+        """Offset ``pos`` of the shortened new text in the whole new text, and how many
+        lines were left out before it."""
+        k = bisect.bisect_right(self.pieces, (pos, sys.maxsize, 0)) - 1
+        start, whole, cuts = self.pieces[max(0, k)]
+        lines = sum(self.data.count(b"\n", s, e) for s, e in self.cut[:cuts])
+        return whole + (pos - start), lines
+
+    def place(self, issue: Issue, new_data: bytes) -> Issue:
+        """``issue`` (of the shortened new text) where it is in the whole new text."""
+        start, lines = self.to_new(issue.start)
+        end, _ = self.to_new(issue.end)
+        col = start - (new_data.rfind(b"\n", 0, start) + 1)
+        return issue_at(
+            start, max(start, end), issue.line - 1 + lines, col, issue.message, new_data
+        )
+
+
+def _point_after(start: tuple[int, int], text: bytes | bytearray) -> tuple[int, int]:
+    rows = text.count(b"\n")
+    if rows:
+        return start[0] + rows, len(text) - text.rfind(b"\n") - 1
+    return start[0], start[1] + len(text)
+
+
+def _edit_tree(tree: Tree, data: bytearray, edits: list[Edit], mids: list[bytes]) -> None:
+    """Tell ``tree`` (of ``data``) about ``edits``, from the last to the first, so that
+    every edit's offsets are still those of the old text when it is told."""
+    root = tree.root_node
+    points = [point_at(root, data, e.start) for e in edits]
+    for e, mid, p in reversed(list(zip(edits, mids, points, strict=True))):
+        old_end = _point_after(p, data[e.start : e.end])
+        tree.edit(
+            start_byte=e.start,
+            old_end_byte=e.end,
+            new_end_byte=e.start + len(mid),
+            start_point=p,
+            old_end_point=old_end,
+            new_end_point=_point_after(p, mid),
+        )
+
+
+def _edited(
+    entry: Entry,
+    lang: str,
+    edits: list[Edit],
+    mids: list[bytes],
+    char_edits: list[CharEdit] | None,
+    before: Text,
+    after: str,
+) -> Entry:
+    """The entry of the new text made from the old one's: its tree edited (not
+    reparsed) and its bytes spliced in place (the old entry gives them up)."""
+    data = entry.data
+    if data is None:
+        data = bytearray(encode(before.view))
+    tree = entry.tree.copy()
+    _edit_tree(tree, data, edits, mids)
+    try:
+        for e, mid in reversed(list(zip(edits, mids, strict=True))):
+            data[e.start : e.end] = mid
+        entry.data = None
+    except BufferError:  # still read by a parse somewhere: copy instead
+        data = bytearray(apply_edits(data, edits, mids))
+    marks = (
+        shift_marks(entry.marks, char_edits, len(before.view))
+        if char_edits is not None
+        else build_marks(after)
+    )
+    return Entry(lang, tree, data, marks, len(data), fresh=False)
