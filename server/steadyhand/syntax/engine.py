@@ -38,11 +38,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from tree_sitter import Language, Parser, Tree
+from tree_sitter import Language, Parser, Range, Tree
 
 from steadyhand.syntax import grammars
 from steadyhand.syntax.elide import removals
-from steadyhand.syntax.issues import Edit, Issue, introduced
+from steadyhand.syntax.issues import Edit, Issue, introduced, map_offset
 from steadyhand.syntax.offsets import (
     CharEdit,
     Marks,
@@ -97,6 +97,13 @@ class Entry:
     #: False when the tree was edited without a full reparse since (still a good base
     #: for a reparse, and its siblings are still where the text's siblings are)
     fresh: bool = True
+    #: The text has a syntax error the tree does not show (one a change introduced,
+    #: found without reparsing the whole text)
+    broken: bool = False
+
+    @property
+    def has_error(self) -> bool:
+        return self.broken or self.tree.root_node.has_error
 
 
 @dataclass(eq=False)
@@ -415,14 +422,20 @@ class Checker:
     ) -> Outcome:
         char_edits, edits, mids = self._edits(entry, before, after, splices)
 
-        def store(key: str) -> None:
+        def store(key: str, broken: bool = False) -> None:
             # The old tree, told about the change (not reparsed), serves the next check.
-            self.put(key, _edited(entry, lang, edits, mids, char_edits, before, after))
+            made = _edited(entry, lang, edits, mids, char_edits, before, after)
+            made.broken = broken
+            self.put(key, made)
 
         if not edits:
             return Outcome(_store=lambda key: self.put(key, entry))
         data = self._data(entry, before)
         parser = self._parser(lang, language)
+        if entry.has_error:
+            # A text with errors: how the parser recovers from them shapes the tree all
+            # around, so only the whole text tells what the change did.
+            return self._exact(lang, parser, entry, before, after, edits, mids, char_edits, until)
         cut = removals(entry.tree.root_node, [(e.start, e.end) for e in edits])
         short = Shortened(data, cut, edits, mids)
         tree = _parse(parser, short.new, until)
@@ -430,17 +443,52 @@ class Checker:
             return Outcome(skipped=_TOO_SLOW)
         if not tree.root_node.has_error:
             return Outcome(_store=store)
+        # The old text had no error: every error of the new one is the change's.
         new_found, _ = issues(tree.root_node, short.new)
-        old_tree = _parse(parser, short.old, until)
-        if old_tree is None:
-            return Outcome(skipped=_TOO_SLOW)
-        old_found, complete = issues(old_tree.root_node, short.old)
-        blamed = introduced(old_found, new_found, short.edits) if complete else []
-        if not blamed:
-            return Outcome(_store=store)
         new_data = apply_edits(data, edits, mids)
-        placed = [short.place(i, new_data) for i in blamed]
-        return Outcome(tuple(placed), _store=store)
+        placed = [short.place(i, new_data) for i in new_found]
+        return Outcome(tuple(placed), _store=lambda key: store(key, broken=True))
+
+    def _exact(
+        self,
+        lang: str,
+        parser: Parser,
+        entry: Entry,
+        before: Text,
+        after: str,
+        edits: list[Edit],
+        mids: list[bytes],
+        char_edits: list[CharEdit] | None,
+        until: float,
+    ) -> Outcome:
+        """The errors of the whole new text that the whole old text did not have, each
+        text parsed incrementally from the tree kept for the old one."""
+        data = self._data(entry, before)
+        if not entry.fresh:  # a tree only told about earlier changes: reparse it first
+            tree = _parse(parser, data, until, entry.tree)
+            if tree is None:
+                return Outcome(skipped=_TOO_SLOW)
+            entry.tree, entry.fresh, entry.broken = tree, True, False
+        old_found, complete = issues(entry.tree.root_node, data)
+        new_data = bytearray(apply_edits(data, edits, mids))
+        edited = entry.tree.copy()
+        _edit_tree(edited, data, edits, mids)
+        new_tree = _parse(parser, new_data, until, edited)
+        if new_tree is None:
+            return Outcome(skipped=_TOO_SLOW)
+        regions = _regions(edited.changed_ranges(new_tree), edits, new_data)
+        new_found, _ = issues(new_tree.root_node, new_data, regions)
+        # Errors outside those ranges are the same before and after; only the others
+        # can account for the errors inside them.
+        near = [o for o in old_found if _touches(o, edits, regions)]
+        blamed = introduced(near, new_found, edits) if complete else []
+        marks = (
+            shift_marks(entry.marks, char_edits, len(before.view))
+            if char_edits is not None
+            else build_marks(after)
+        )
+        fresh = Entry(lang, new_tree, new_data, marks, len(new_data))
+        return Outcome(tuple(blamed), _store=lambda key: self.put(key, fresh))
 
     def _without_tree(
         self,
@@ -559,9 +607,16 @@ class Shortened:
         """``issue`` (of the shortened new text) where it is in the whole new text."""
         start, lines = self.to_new(issue.start)
         end, _ = self.to_new(issue.end)
+        span_start, _ = self.to_new(issue.span[0])
         col = start - (new_data.rfind(b"\n", 0, start) + 1)
         return issue_at(
-            start, max(start, end), issue.line - 1 + lines, col, issue.message, new_data
+            start,
+            max(start, end),
+            issue.line - 1 + lines,
+            col,
+            issue.message,
+            new_data,
+            span_start=span_start,
         )
 
 
@@ -587,6 +642,39 @@ def _edit_tree(tree: Tree, data: bytearray, edits: list[Edit], mids: list[bytes]
             old_end_point=old_end,
             new_end_point=_point_after(p, mid),
         )
+
+
+def _touches(issue: Issue, edits: list[Edit], regions: list[tuple[int, int]]) -> bool:
+    """Whether ``issue`` (of the old text) lay in what an edit replaced, or where the
+    new tree differs (``regions``, new-text offsets)."""
+    lo, hi = issue.span
+    start, inside = map_offset(lo, edits)
+    end, end_inside = map_offset(hi, edits)
+    if inside is not None or end_inside is not None:
+        return True
+    return any(a <= end and start <= b for a, b in regions)
+
+
+def _regions(
+    changed: Sequence[Range], edits: list[Edit], new_data: bytes | bytearray
+) -> list[tuple[int, int]]:
+    """Where the new tree differs from the old one (its changed ranges, and the lines
+    that hold the new text of every edit), as merged byte ranges of the new text."""
+    out = [(r.start_byte, r.end_byte) for r in changed]
+    shift = 0
+    for ed in edits:
+        lo, hi = ed.start + shift, ed.start + shift + ed.length
+        line_end = new_data.find(b"\n", hi)
+        out.append((new_data.rfind(b"\n", 0, lo) + 1, len(new_data) if line_end < 0 else line_end))
+        shift += ed.length - (ed.end - ed.start)
+    out.sort()
+    merged: list[tuple[int, int]] = []
+    for lo, hi in out:
+        if merged and lo <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        else:
+            merged.append((lo, hi))
+    return merged
 
 
 def _edited(

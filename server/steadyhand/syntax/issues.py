@@ -10,7 +10,7 @@ never blamed on the change, wherever the change moved it.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 #: Longest excerpt of a line shown with an error (characters).
@@ -26,8 +26,8 @@ _CLOSERS = {")": "(", "]": "[", "}": "{"}
 class Issue:
     """One syntax error of a text."""
 
-    start: int  # byte offset in the text's UTF-8 form
-    end: int
+    start: int  # where it is reported: a byte offset in the text's UTF-8 form
+    end: int  # where the text that does not parse ends
     line: int  # 1-based
     column: int  # 1-based, in characters
     message: str
@@ -35,6 +35,13 @@ class Issue:
     #: The error's line without its indentation, and the column within that: an error
     #: moved with its line (a block cut and pasted elsewhere) keeps this.
     context: str = ""
+    #: where the text that does not parse starts (at most ``start``; -1: at ``start``)
+    span_start: int = -1
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """The byte range of the text that does not parse."""
+        return (self.start if self.span_start < 0 else self.span_start), self.end
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -167,21 +174,25 @@ def introduced(old: Sequence[Issue], new: Sequence[Issue], edits: Sequence[Edit]
     """
     if not new:
         return []
-    mapped: list[tuple[int, int | None, int]] = []  # (start, edit inside, end)
+    mapped: list[tuple[int, int | None]] = []  # (where it is reported, edit inside)
+    spans: list[tuple[int, int]] = []
     for o in old:
-        start, inside = map_offset(o.start, edits)
-        end, end_inside = map_offset(o.end, edits)
-        if end_inside is not None:
-            end = new_range(edits, end_inside)[1]
-        mapped.append((start, inside, max(start, end)))
+        mapped.append(map_offset(o.start, edits))
+        lo, hi = o.span
+        s, _ = map_offset(lo, edits)
+        e, e_inside = map_offset(hi, edits)
+        if e_inside is not None:
+            e = new_range(edits, e_inside)[1]
+        if hi > lo and e > s:
+            spans.append((s, e))
     used = [False] * len(old)
     left = list(range(len(new)))
 
-    def take(match: dict[object, list[int]], key_of: object) -> None:
+    def take(match: dict[object, list[int]], key_of: Callable[[Issue], object]) -> None:
         nonlocal left
         keep: list[int] = []
         for j in left:
-            key = key_of(new[j])  # type: ignore[operator]
+            key = key_of(new[j])
             candidates = match.get(key) if key is not None else None
             while candidates and used[candidates[-1]]:
                 candidates.pop()
@@ -194,7 +205,7 @@ def introduced(old: Sequence[Issue], new: Sequence[Issue], edits: Sequence[Edit]
     # at the place the change moved it to
     exact: dict[object, list[int]] = defaultdict(list)
     for i in reversed(range(len(old))):
-        start, inside, _ = mapped[i]
+        start, inside = mapped[i]
         if inside is None:
             exact[(old[i].message, start)].append(i)
     take(exact, lambda n: (n.message, n.start))
@@ -221,7 +232,6 @@ def introduced(old: Sequence[Issue], new: Sequence[Issue], edits: Sequence[Edit]
             moved[(old[i].message, old[i].context)].append(i)
         take(moved, lambda n: (n.message, n.context))
     # within an old error's span
-    spans = sorted((s, e) for s, _, e in mapped if e > s)
     if left and spans:
         left = [j for j in left if not _covered(spans, new[j])]
     return [new[j] for j in left]

@@ -35,7 +35,7 @@ def issues(
     out: list[Issue] = []
     if not root.has_error:
         return out, True
-    stack = [root]
+    stack = [root] if _overlaps(root, ranges) else []
     while stack:
         node = stack.pop()
         if node.is_missing:
@@ -85,11 +85,22 @@ def _error(node: Node, data: Buffer) -> Issue:
         pos = at
         row = node.start_point[0] + data.count(b"\n", node.start_byte, pos)
         col = pos - (data.rfind(b"\n", 0, pos) + 1)
-    return issue_at(pos, node.end_byte, row, col, message, data)
+    return issue_at(pos, node.end_byte, row, col, message, data, span_start=node.start_byte)
 
 
-def issue_at(start: int, end: int, row: int, col: int, message: str, data: Buffer) -> Issue:
-    """An error at ``start`` (on 0-based ``row``, byte column ``col``) of ``data``."""
+def issue_at(
+    start: int,
+    end: int,
+    row: int,
+    col: int,
+    message: str,
+    data: Buffer,
+    *,
+    span_start: int = -1,
+) -> Issue:
+    """An error reported at ``start`` (on 0-based ``row``, byte column ``col``) of
+    ``data``, in the text from ``span_start`` (default: ``start``) to ``end`` that does
+    not parse."""
     line_start = start - col
     if start == len(data) and start > 0 and col == 0 and data[start - 1 : start] == b"\n":
         # at the very end, after the last line break: say so on the last line
@@ -109,6 +120,7 @@ def issue_at(start: int, end: int, row: int, col: int, message: str, data: Buffe
         message=message,
         excerpt=excerpt(line, column),
         context=context_of(line, column),
+        span_start=min(span_start, start) if span_start >= 0 else -1,
     )
 
 
