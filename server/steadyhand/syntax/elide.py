@@ -129,17 +129,14 @@ def _visit(node: NodeLike, spans: list[tuple[int, int]], out: list[tuple[int, in
         kept = sorted(keep)
     else:
         kept = list(range(n))
-    # go into the kept children: the ones an edit lies in, and big neighbours
+    # go into the kept children, with the part of each edit that lies in them
     for k in kept:
         child = node.child(k)
         if child is None or child.child_count == 0:
             continue
-        inside = [
-            (s, e)
-            for i, j, (s, e) in touched
-            if child.start_byte <= s and e <= child.end_byte and i == j == k
-        ]
-        if inside:
-            _visit(child, inside, out)
-        elif not any(i <= k <= j for i, j, _ in touched):
-            _visit(child, [], out)
+        parts: list[tuple[int, int]] = []
+        for i, j, (s, e) in touched:
+            if i <= k <= j:
+                lo = max(s, child.start_byte)
+                parts.append((lo, max(lo, min(e, child.end_byte))))
+        _visit(child, parts, out)

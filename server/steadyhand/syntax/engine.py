@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import contextlib
+import dataclasses
 import logging
 import sys
 import time
@@ -347,6 +348,9 @@ class Checker:
                 return entry
         return None
 
+    def _too_slow(self) -> str:
+        return f"it could not finish within {self.deadline * 1000:.0f} ms"
+
     def _parser(self, lang: str, language: Language) -> Parser:
         p = self._parsers.get(lang)
         if p is None:
@@ -440,7 +444,7 @@ class Checker:
         short = Shortened(data, cut, edits, mids)
         tree = _parse(parser, short.new, until)
         if tree is None:
-            return Outcome(skipped=_TOO_SLOW)
+            return Outcome(skipped=self._too_slow())
         if not tree.root_node.has_error:
             return Outcome(_store=store)
         # The old text had no error: every error of the new one is the change's.
@@ -467,7 +471,7 @@ class Checker:
         if not entry.fresh:  # a tree only told about earlier changes: reparse it first
             tree = _parse(parser, data, until, entry.tree)
             if tree is None:
-                return Outcome(skipped=_TOO_SLOW)
+                return Outcome(skipped=self._too_slow())
             entry.tree, entry.fresh, entry.broken = tree, True, False
         old_found, complete = issues(entry.tree.root_node, data)
         new_data = bytearray(apply_edits(data, edits, mids))
@@ -475,7 +479,7 @@ class Checker:
         _edit_tree(edited, data, edits, mids)
         new_tree = _parse(parser, new_data, until, edited)
         if new_tree is None:
-            return Outcome(skipped=_TOO_SLOW)
+            return Outcome(skipped=self._too_slow())
         regions = _regions(edited.changed_ranges(new_tree), edits, new_data)
         new_found, _ = issues(new_tree.root_node, new_data, regions)
         # Errors outside those ranges are the same before and after; only the others
@@ -513,7 +517,7 @@ class Checker:
                 job.key = key
                 self._queue(job)
 
-            return Outcome(skipped=_TOO_SLOW, _store=later)
+            return Outcome(skipped=self._too_slow(), _store=later)
         fresh = Entry(lang, tree, new_data, build_marks(after), len(new_data))
 
         def store(key: str) -> None:
@@ -527,7 +531,7 @@ class Checker:
         old_data = bytearray(encode(before.view))
         old_tree = _parse(parser, old_data, until)
         if old_tree is None:
-            return Outcome(skipped=_TOO_SLOW, _store=store)
+            return Outcome(skipped=self._too_slow(), _store=store)
         self.put(
             before.key, Entry(lang, old_tree, old_data, build_marks(before.view), len(old_data))
         )
@@ -545,9 +549,6 @@ class Checker:
         else:
             edits = [whole_edit(old_data, new_data)[0]]
         return Outcome(tuple(introduced(old_found, found, edits)), _store=store)
-
-
-_TOO_SLOW = "it could not finish within 50 ms"
 
 
 class Shortened:
@@ -609,7 +610,7 @@ class Shortened:
         end, _ = self.to_new(issue.end)
         span_start, _ = self.to_new(issue.span[0])
         col = start - (new_data.rfind(b"\n", 0, start) + 1)
-        return issue_at(
+        placed = issue_at(
             start,
             max(start, end),
             issue.line - 1 + lines,
@@ -617,6 +618,15 @@ class Shortened:
             issue.message,
             new_data,
             span_start=span_start,
+        )
+        if issue.opener_at < 0:
+            return placed
+        at, opener_lines = self.to_new(issue.opener_at)
+        return dataclasses.replace(
+            placed,
+            opener=issue.opener,
+            opener_at=at,
+            opener_line=issue.opener_line + opener_lines,
         )
 
 

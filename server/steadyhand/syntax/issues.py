@@ -37,17 +37,29 @@ class Issue:
     context: str = ""
     #: where the text that does not parse starts (at most ``start``; -1: at ``start``)
     span_start: int = -1
+    #: for a missing closing bracket found far from its opening one: that bracket, where
+    #: it is (byte offset) and its line
+    opener: str = ""
+    opener_at: int = -1
+    opener_line: int = 0
 
     @property
     def span(self) -> tuple[int, int]:
         """The byte range of the text that does not parse."""
         return (self.start if self.span_start < 0 else self.span_start), self.end
 
+    @property
+    def text(self) -> str:
+        """The message as shown: "missing `}` (to close the `{` on line 12)"."""
+        if self.opener and self.opener_line != self.line:
+            return f"{self.message} (to close the {quote(self.opener)} on line {self.opener_line})"
+        return self.message
+
     def as_dict(self) -> dict[str, object]:
         return {
             "line": self.line,
             "column": self.column,
-            "message": self.message,
+            "message": self.text,
             "excerpt": self.excerpt,
         }
 
@@ -165,12 +177,13 @@ def introduced(old: Sequence[Issue], new: Sequence[Issue], edits: Sequence[Edit]
 
     ``old`` are the errors of the text before the change, ``new`` those after it, and
     ``edits`` the change (ordered edits in old-text offsets). A new error is one the text
-    already had when an old error with the same message is found for it: at the place the
-    change moved it to; inside the text an edit replaced, when the old one was inside
-    what it replaced; on a line with the same text and at the same column past the
-    indentation (the line was moved); or when it lies within the span of an old error
-    (the text there did not parse before either). Each old error accounts for one new
-    one, except by its span.
+    already had when an old error with the same message is found for it, looked for in
+    this order: at the place the change moved it to, on a line that reads the same; on a
+    line that reads the same and at the same column past the indentation, anywhere (the
+    line was moved); at the place the change moved it to; inside the text an edit
+    replaced, when the old one was inside what it replaced. Each old error accounts for
+    one new one. Last, a new error within the span of an old one (text that did not
+    parse before either) is not new.
     """
     if not new:
         return []
@@ -202,13 +215,23 @@ def introduced(old: Sequence[Issue], new: Sequence[Issue], edits: Sequence[Edit]
                 keep.append(j)
         left = keep
 
-    # at the place the change moved it to
+    # at the place the change moved it to, on a line that reads the same
+    same: dict[object, list[int]] = defaultdict(list)
     exact: dict[object, list[int]] = defaultdict(list)
+    moved: dict[object, list[int]] = defaultdict(list)
     for i in reversed(range(len(old))):
         start, inside = mapped[i]
         if inside is None:
+            same[(old[i].message, start, old[i].context)].append(i)
             exact[(old[i].message, start)].append(i)
-    take(exact, lambda n: (n.message, n.start))
+        moved[(old[i].message, old[i].context)].append(i)
+    take(same, lambda n: (n.message, n.start, n.context))
+    # on a line that reads the same, elsewhere (the line was moved)
+    if left:
+        take(moved, lambda n: (n.message, n.context))
+    # at the place the change moved it to (its line changed around it)
+    if left:
+        take(exact, lambda n: (n.message, n.start))
     # inside the text an edit replaced
     if left and edits:
         ranges = [new_range(edits, k) for k in range(len(edits))]
@@ -225,12 +248,6 @@ def introduced(old: Sequence[Issue], new: Sequence[Issue], edits: Sequence[Edit]
             return None
 
         take(within, edit_of)
-    # on a moved line
-    if left:
-        moved: dict[object, list[int]] = defaultdict(list)
-        for i in reversed(range(len(old))):
-            moved[(old[i].message, old[i].context)].append(i)
-        take(moved, lambda n: (n.message, n.context))
     # within an old error's span
     if left and spans:
         left = [j for j in left if not _covered(spans, new[j])]

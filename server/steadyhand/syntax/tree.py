@@ -6,6 +6,7 @@ parsed from; lines and columns come out 1-based, columns counted in characters.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from tree_sitter import Node
@@ -60,10 +61,39 @@ def _overlaps(node: Node, ranges: Sequence[tuple[int, int]] | None) -> bool:
     return any(a <= e and s <= b for a, b in ranges)
 
 
+_OPENER = {")": "(", "]": "[", "}": "{"}
+
+
 def _missing(node: Node, data: Buffer) -> Issue:
     pos = node.start_byte
     row, col = node.start_point
-    return issue_at(pos, pos, row, col, missing_message(node.type, node.is_named), data)
+    issue = issue_at(pos, pos, row, col, missing_message(node.type, node.is_named), data)
+    opener = _opener_of(node)
+    if opener is None:
+        return issue
+    # found where the text ran out: say which bracket it would have closed
+    return dataclasses.replace(
+        issue,
+        opener=opener.type,
+        opener_at=opener.start_byte,
+        opener_line=opener.start_point[0] + 1,
+    )
+
+
+def _opener_of(node: Node) -> Node | None:
+    """The bracket a missing closing bracket would have closed: the last one of its
+    kind before it among its siblings."""
+    kind = _OPENER.get(node.type)
+    parent = node.parent
+    if kind is None or parent is None:
+        return None
+    found = None
+    for child in parent.children:
+        if child.start_byte >= node.start_byte and child != node:
+            break
+        if child.type == kind and not child.is_named:
+            found = child
+    return found
 
 
 def _error(node: Node, data: Buffer) -> Issue:

@@ -1,0 +1,203 @@
+"""The check of a change against the whole-text answer, in every language: what the
+quick check (the text around the change) says is what parsing both whole texts says."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tree_sitter import Parser
+
+from steadyhand.state.hashing import text_hash
+from steadyhand.syntax import engine, grammars
+from steadyhand.syntax.engine import Checker, Text
+from steadyhand.syntax.issues import Edit, Issue, introduced
+from steadyhand.syntax.offsets import encode
+from steadyhand.syntax.tree import issues
+from steadyhand.text.matching import Splice
+from tests.unit.syntax.samples import SAMPLES
+
+TOKENS = [*list("(){}[];:,.'\"<>=+-#/\\ \n\t"), "end", "fi", "def ", "  ", "x", "é"]
+
+
+def oracle(lang: str, old: str, new: str, sp: Splice) -> list[Issue]:
+    """The errors of the whole new text that the whole old text did not have."""
+    parser = Parser(grammars.language(lang))
+    ob, nb = encode(old), encode(new)
+    old_found, _ = issues(parser.parse(ob).root_node, ob)
+    new_found, _ = issues(parser.parse(nb).root_node, nb)
+    edit = Edit(len(encode(old[: sp.start])), len(encode(old[: sp.end])), len(encode(sp.text)))
+    return introduced(old_found, new_found, [edit])
+
+
+@functools.cache
+def primed(lang: str, units: int) -> tuple[Checker, Text]:
+    text = SAMPLES[lang].text(units)
+    checker = Checker()
+    key = text_hash(text)
+    checker.prime(lang, key, text)
+    checker.drain()
+    return checker, Text(key, text)
+
+
+def splice_of(text: str, data: st.DataObject) -> Splice:
+    pos = data.draw(st.integers(0, len(text)))
+    kind = data.draw(st.sampled_from(["replace", "delete", "dup_line", "drop_line"]))
+    ls = text.rfind("\n", 0, pos) + 1
+    le = text.find("\n", pos) + 1 or len(text)
+    if kind == "replace":
+        end = min(len(text), pos + data.draw(st.integers(0, 3)))
+        return Splice(pos, end, data.draw(st.sampled_from(TOKENS)))
+    if kind == "delete":
+        return Splice(pos, min(len(text), pos + 1), "")
+    if kind == "dup_line":
+        return Splice(ls, ls, text[ls:le])
+    return Splice(ls, le, "")
+
+
+@pytest.mark.parametrize("lang", sorted(SAMPLES))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_change_to_valid_text_is_judged_as_the_whole_text_would(
+    lang: str, data: st.DataObject
+) -> None:
+    checker, before = primed(lang, 40)
+    sp = splice_of(before.view, data)
+    new = before.view[: sp.start] + sp.text + before.view[sp.end :]
+    out = checker.check(lang, before, new, [sp])  # not committed: the base stays
+    assert not out.skipped
+    want = oracle(lang, before.view, new, sp)
+    assert bool(out.errors) == bool(want), (sp, out.errors, want)
+    lines = new.count("\n") + 1
+    for e in out.errors:  # each where the new text has that line and column
+        assert 1 <= e.line <= lines
+        assert e.excerpt.strip("…")[:20] in new.split("\n")[e.line - 1]
+
+
+@pytest.mark.parametrize("lang", sorted(SAMPLES))
+def test_each_languages_break_is_reported_on_its_line(lang: str) -> None:
+    sample = SAMPLES[lang]
+    checker, before = primed(lang, 40)
+    old, broken = sample.breaks
+    at = before.view.index(old, len(before.view) // 2)
+    sp = Splice(at, at + len(old), broken)
+    new = before.view[:at] + broken + before.view[at + len(old) :]
+    out = checker.check(lang, before, new, [sp])
+    want = oracle(lang, before.view, new, sp)
+    assert out.errors and want
+    # the same errors, each near the break (in the construct it broke; the whole-text
+    # parse may name a later line where it gave up)
+    assert [i.text for i in out.errors] == [i.text for i in want]
+    line = new.count("\n", 0, at) + 1
+    unit = sample.unit.count("\n")
+    for i in out.errors:
+        named = [int(n) for n in re.findall(r"on line (\d+)", i.text)]
+        assert any(abs(n - line) <= unit for n in [i.line, *named]), (line, i)
+    for e in out.errors:
+        d = e.as_dict()
+        assert set(d) == {"line", "column", "message", "excerpt"}
+        assert isinstance(d["excerpt"], str) and d["line"] >= 1 and d["column"] >= 1
+    # and the fix (back to the old text) introduces nothing
+    back = checker.check(lang, Text(text_hash(new), new), before.view, None)
+    assert back.errors == () and not back.skipped
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_a_chain_of_changes_keeps_judging_right(data: st.DataObject) -> None:
+    """Each change leaves its tree for the next (edited, not reparsed): after many, a
+    break is still found where the whole text says, and a pre-existing one is not."""
+    lang = data.draw(st.sampled_from(["python", "javascript", "json", "go", "yaml"]))
+    text = SAMPLES[lang].text(30)
+    checker = Checker()
+    key = text_hash(text)
+    checker.prime(lang, key, text)
+    checker.drain()
+    for _ in range(data.draw(st.integers(1, 12))):
+        sp = splice_of(text, data)
+        new = text[: sp.start] + sp.text + text[sp.end :]
+        out = checker.check(lang, Text(key, text), new, [sp])
+        want = oracle(lang, text, new, sp)
+        assert not out.skipped
+        assert bool(out.errors) == bool(want), (lang, sp, out.errors, want)
+        key = text_hash(new)
+        out.commit(key)
+        text = new
+
+
+def test_an_error_the_file_had_is_not_blamed_and_a_fix_reports_nothing() -> None:
+    sample = SAMPLES["python"]
+    text = sample.text(30)
+    old, broken = sample.breaks
+    at = text.index(old)
+    text = text[:at] + broken + text[at + len(old) :]  # broken near the top
+    checker = Checker()
+    key = text_hash(text)
+    checker.prime("python", key, text)
+    checker.drain()
+    # an edit far below
+    far = text.rindex("items = [a, b,")
+    sp = Splice(far, far, "z = 1\n    ")
+    new = text[:far] + sp.text + text[far:]
+    out = checker.check("python", Text(key, text), new, [sp])
+    assert out.errors == () and not out.skipped
+    # the fix
+    fix = Splice(at, at + len(broken), old)
+    fixed = text[:at] + old + text[at + len(broken) :]
+    out = checker.check("python", Text(key, text), fixed, [fix])
+    assert out.errors == ()
+
+
+def test_columns_count_characters_and_lines_after_wide_ones() -> None:
+    text = "s = 'ééé'\n" * 200 + "def f(a):\n    return 'π' + a\n" + "t = '中'\n" * 200
+    checker = Checker()
+    key = text_hash(text)
+    checker.prime("python", key, text)
+    checker.drain()
+    at = text.index("return 'π' + a") + len("return 'π' + ")
+    sp = Splice(at, at, "(")
+    new = text[:at] + "(" + text[at:]
+    out = checker.check("python", Text(key, text), new, [sp])
+    assert [(e.line, e.column, e.text) for e in out.errors] == [(202, 18, "unclosed `(`")]
+    assert out.errors[0].excerpt == "    return 'π' + (a"
+
+
+def test_a_new_file_is_judged_whole() -> None:
+    checker = Checker()
+    out = checker.check("json", None, '{"a": 1,\n "b": }\n')
+    assert [(e.line, e.column, e.text) for e in out.errors] == [(2, 6, "missing number")]
+    assert checker.check("json", None, '{"a": 1}\n').errors == ()
+
+
+def test_a_check_that_cannot_finish_in_time_is_skipped_then_finished_later() -> None:
+    text = SAMPLES["python"].text(3000)  # some 30,000 lines
+    checker = Checker(deadline=0.005)
+    before = Text(text_hash(text), text)
+    new = text + "x = (\n"
+    out = checker.check("python", before, new, [Splice(len(text), len(text), "x = (\n")])
+    assert out.skipped == "it could not finish within 5 ms" and out.errors == ()
+    out.commit(text_hash(new))
+    checker.drain()  # the parse goes on in the background
+    assert checker.cached("python", text_hash(new))
+    checker.deadline = 5.0
+    again = new + "y = 1\n"
+    out = checker.check(
+        "python", Text(text_hash(new), new), again, [Splice(len(new), len(new), "y = 1\n")]
+    )
+    assert not out.skipped and out.errors == ()  # the broken line was there already
+
+
+def test_texts_over_the_limit_are_not_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "MAX_BYTES", 100)
+    out = Checker().check("python", None, "x = 1\n" * 50)
+    assert out.skipped == "the file is too large to check"
+
+
+def test_a_language_without_its_grammar_passes_unchecked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(grammars, "_loaded", {"python": None})
+    assert Checker().check("python", None, "def (:\n") == engine.Outcome()
