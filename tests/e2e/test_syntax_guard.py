@@ -55,7 +55,7 @@ async def test_a_break_is_reported_in_every_language(
     client: LanguageClient, workspace: Path
 ) -> None:
     failures: list[str] = []
-    for lang, sample in SAMPLES.items():
+    for lang in SAMPLES:
         path, text = sample_file(workspace, lang)
         await call(client, READ, file_path=str(path))
         old, broken, _ = breaking(lang)
