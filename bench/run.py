@@ -107,6 +107,50 @@ def ratio(x: float) -> str:
 # -- interleaved measurement -------------------------------------------------------------
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time a process has used so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def settle(*servers_: Running, quiet: float = 0.3, most: float = 30.0) -> float:
+    """Wait until the servers use no CPU for ``quiet`` seconds (the background work a
+    read starts, such as building syntax trees, is done), as an agent would think after
+    reading; at most ``most`` seconds. Returns the seconds waited."""
+    t0 = time.perf_counter()
+    last = [cpu_seconds(s.pid) for s in servers_]
+    still = time.perf_counter()
+    while time.perf_counter() - t0 < most:
+        time.sleep(0.05)
+        now = [cpu_seconds(s.pid) for s in servers_]
+        if any(b - a > 0.005 for a, b in zip(last, now, strict=True)):
+            still = time.perf_counter()
+        elif time.perf_counter() - still >= quiet:
+            break
+        last = now
+    return time.perf_counter() - t0
+
+
+def _flip(
+    srv: Running, path: str, a: str, b: str, tally: dict[str, int]
+) -> Callable[[int], object]:
+    """An edit of ``path`` from ``a`` to ``b`` and back, counting skipped checks and
+    reported errors in ``tally``."""
+    fwd = {"file_path": path, "old_string": a, "new_string": b}
+    back = {"file_path": path, "old_string": b, "new_string": a}
+
+    def go(i: int) -> object:
+        r = sh_call(srv, "steadyhand.edit", back if i % 2 else fwd)
+        if r.get("syntax_check") == "skipped":
+            tally["skipped"] += 1
+        if r.get("syntax_errors"):
+            tally["reported"] += 1
+        return r
+
+    return go
+
+
 def _window(path: Path, n: int, lines: list[int]) -> dict[str, Any]:
     """Read params showing ``lines`` (the whole file when it is small)."""
     if n <= 1000:
@@ -345,6 +389,7 @@ class Bench:
                     sh_call(srv, "steadyhand.read", _window(_spot(d, f"f{n}.py"), n, [k]))
                     ks = [k for k, _ in workload.multi_edit_pairs(n)]
                     sh_call(srv, "steadyhand.read", _window(_spot(d, f"m{n}.py"), n, ks))
+            settle(sh, shd)  # the agent thinks after reading
 
             def where(name: str) -> dict[str, Path]:
                 return {k: _spot(dirs[k], name).parent for k in (SH, PEER, FLOOR)}
@@ -613,6 +658,85 @@ class Bench:
             "\n\n" + "\n".join(out)
         )
 
+    # -- the syntax guard ------------------------------------------------------------
+
+    def syntax(self) -> None:
+        """A one-line edit with the syntax check on (``warn``, the default) and off, side
+        by side, on valid Python files of 1k and 10k lines read before (their trees built
+        while the agent thinks)."""
+        warn_dir, off_dir = self.ws / "syntax-warn", self.ws / "syntax-off"
+        sizes = (1_000, 10_000)
+        for d in (warn_dir, off_dir):
+            d.mkdir(exist_ok=True)
+            for n in sizes:
+                (d / f"s{n}.py").write_text(workload.python_module(n))
+        warn = self.start(servers.steadyhand("syntax-warn", fsync=False), warn_dir)
+        off = self.start(servers.steadyhand("syntax-off", fsync=False, syntaxCheck="off"), off_dir)
+        rows: list[tuple[str, dict[str, list[float]], int]] = []
+        tally: dict[str, dict[str, int]] = {
+            k: {"skipped": 0, "reported": 0} for k in ("warn", "off")
+        }
+        try:
+            for srv, d in ((warn, warn_dir), (off, off_dir)):
+                for n in sizes:
+                    mid = n // 2
+                    sh_call(
+                        srv,
+                        "steadyhand.read",
+                        {"file_path": str(d / f"s{n}.py"), "offset": mid - 20, "limit": 40},
+                    )
+            waited = settle(warn, off)
+            for n in sizes:
+                a, b, c = workload.syntax_pair(n)
+                for label, new in (("one-line edit", b), ("one-line edit that breaks it", c)):
+                    name = f"s{n}.py"
+                    times = interleave(
+                        {
+                            "warn": _flip(warn, str(warn_dir / name), a, new, tally["warn"]),
+                            "off": _flip(off, str(off_dir / name), a, new, tally["off"]),
+                        },
+                        self.mode.calls,
+                        self.mode.warmup,
+                    )
+                    rows.append((f"{label}, {n // 1000}k lines", times, n))
+        finally:
+            warn.close()
+            off.close()
+        out = [
+            "| Operation | `syntaxCheck: warn` p50 / p99 ms | `off` p50 / p99 ms | "
+            "**added** p50 / p99 ms |",
+            "|---|---|---|---|",
+        ]
+        for name, times, n in rows:
+            w, o = times["warn"], times["off"]
+            add50, add99 = p50(w) - p50(o), pct(w, 0.99) - pct(o, 0.99)
+            out.append(
+                f"| {name} | {ms(p50(w))} / {ms(pct(w, 0.99))} | {ms(p50(o))} / "
+                f"{ms(pct(o, 0.99))} | **{ms(add50)}** / {ms(add99)} |"
+            )
+            if "breaks" not in name:
+                goal = 0.5 if n <= 1000 else 2.0
+                self.report.target(
+                    f"syntax check, {name}",
+                    f"≤ {goal:g} ms added at p50",
+                    f"+{ms(add50)} ms (p99 +{ms(add99)} ms)",
+                    add50 <= goal,
+                    f"{ms(add50 - goal)} ms over",
+                )
+        calls = len(rows) * (self.mode.calls + self.mode.warmup)
+        self.report.sections.append(
+            "## Syntax guard (one-line edits of valid Python, "
+            f"{self.mode.calls} calls each, interleaved)\n\n"
+            "Two servers, one with the syntax check on (`warn`, the default) and one with it "
+            "off, each in a folder of its own and without fsync; the file was read once "
+            f"before (a window around the edit), then the servers were left alone until idle "
+            f"({waited:.1f} s: the agent thinks while the tree is built). Each edit flips a "
+            "line back and forth; in the second row of each size, one way puts an unclosed "
+            f"`(` in (reported) and the other takes it out. Of {calls} checked edits, "
+            f"{tally['warn']['skipped']} were skipped at the deadline and "
+            f"{tally['warn']['reported']} reported an error.\n\n" + "\n".join(out)
+        )
+
     # -- ranged read at the end of a big log -------------------------------------------------
 
     def big_log(self) -> None:
@@ -878,7 +1002,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="fewer calls and smaller inputs")
     ap.add_argument(
         "--only",
-        default="startup,trivial,operations,log,tracked,watcher",
+        default="startup,trivial,operations,syntax,log,tracked,watcher",
         help="comma-separated sections to run",
     )
     ap.add_argument("--keep", action="store_true", help="keep the run folder")
@@ -899,6 +1023,7 @@ def main(argv: list[str] | None = None) -> int:
         "startup": bench.startup,
         "trivial": bench.trivial,
         "operations": bench.operations,
+        "syntax": bench.syntax,
         "log": bench.big_log,
         "tracked": bench.tracked,
         "watcher": bench.watcher,

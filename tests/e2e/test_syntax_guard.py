@@ -362,14 +362,17 @@ async def test_notebook_code_cells_are_checked_one_by_one(
 async def test_a_check_that_cannot_finish_in_time_is_skipped_and_says_so(
     client: LanguageClient, workspace: Path
 ) -> None:
-    # about 3.5 MB of Python in a new file: no tree to start from, far too much to parse
-    # in 50 ms on any machine
-    unit = SAMPLES["python"].unit
-    text = "".join(unit.format(i=i) for i in range(14_000))
-    r = await call(client, WRITE, file_path=str(workspace / "big.py"), content=text)
+    # a new file (no tree to start from) of valid Python under 1 MiB that takes about two
+    # seconds to parse here: far over the 50 ms deadline on any machine
+    text = "f(g(h(i(j(k(1, 2), 3), 4), 5), 6), 7)\n" * 25_000
+    r = await call(client, WRITE, file_path=str(workspace / "slow.py"), content=text)
     assert r["ok"], {k: v for k, v in r.items() if k != "diff"}
     assert r["syntax_check"] == "skipped" and "syntax_errors" not in r
     assert "(The syntax check was skipped: it could not finish within 50 ms.)" in r["message"]
+    # over 1 MiB: not even tried
+    r = await call(client, WRITE, file_path=str(workspace / "big.py"), content="x = 1\n" * 200_000)
+    assert r["ok"] and r["syntax_check"] == "skipped", {k: v for k, v in r.items() if k != "diff"}
+    assert "(The syntax check was skipped: the file is too large to check.)" in r["message"]
 
 
 async def test_a_file_read_before_an_edit_is_checked_from_its_tree(

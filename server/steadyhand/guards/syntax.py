@@ -54,6 +54,8 @@ class SyntaxReport:
     #: why the check was skipped ("" when it ran)
     skipped: str = ""
     restoring: bool = False
+    #: the new text the change was checked as
+    new_view: str = ""
     _commits: list[Callable[[Snapshot], None]] = field(default_factory=list, repr=False)
 
     def fields(self) -> dict[str, object]:
@@ -71,8 +73,11 @@ class SyntaxReport:
             return ""
         return describe(self.errors, restoring=self.restoring)
 
-    def commit(self, applied: Snapshot, new_view: str) -> None:
-        """The change was made: keep the new text's tree for the next check."""
+    def commit(self, applied: Snapshot) -> None:
+        """The change was made (``applied`` is what the file holds now): keep the new
+        text's tree for the next check, unless the file holds another text (an editor's
+        formatter ran on save, say)."""
+        new_view = self.new_view
         if not self._commits or (applied.view is not new_view and applied.view != new_view):
             return
         for commit in self._commits:
@@ -127,6 +132,7 @@ def check_syntax(ctx: ToolContext, change: Change) -> SyntaxReport | None:
     if report is None:
         return None
     report.restoring = restoring
+    report.new_view = new_view
     if report.errors and mode == "block" and not restoring:
         raise _refusal(change, report.errors)
     return report
@@ -156,7 +162,6 @@ def _as_dict(issue: Issue, cell: str | None) -> dict[str, object]:
 
 
 def _refusal(change: Change, errors: list[dict[str, object]]) -> ToolError:
-    what = "notebookEdit" if change.tool == "notebookEdit" else change.tool
     if len(errors) == 1:
         where = f"a syntax error at {_where(errors[0])}"
     else:
@@ -164,7 +169,7 @@ def _refusal(change: Change, errors: list[dict[str, object]]) -> ToolError:
         where = f"{len(errors)} syntax errors (at {named})"
     return ToolError(
         ErrorCode.SYNTAX_ERROR,
-        f"The {what} would leave {where} in {change.path}, so nothing was written "
+        f"The {change.tool} would leave {where} in {change.path}, so nothing was written "
         "(syntaxCheck is block). Correct the new text at that place and retry.",
         path=change.path,
         syntax_errors=errors[:MAX_LISTED],

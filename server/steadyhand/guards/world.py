@@ -32,7 +32,7 @@ class GuardedWorld(WorldLayer):
         syntax = check_syntax(self.ctx, change)
         applied = await self.inner.apply(change)
         if syntax is not None:
-            syntax.commit(applied.snapshot, to_view(change.new_raw))
+            syntax.commit(applied.snapshot)
             # rewind names each file's findings in its own list of files
             applied = with_syntax(applied, syntax, say=change.tool != "rewind")
         if not findings:

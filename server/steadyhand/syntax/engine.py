@@ -61,14 +61,17 @@ log = logging.getLogger(__name__)
 #: A check that cannot finish within this many seconds is skipped.
 DEADLINE_S = 0.05
 #: Texts larger than this (bytes of UTF-8) are not checked, nor parsed in the background.
-MAX_BYTES = 4 << 20
+#: A tree takes some 40 times the memory of its text; a text of 1 MiB (about 25,000
+#: lines of code) takes some 50 ms to parse here, longer than a check may take.
+MAX_BYTES = 1 << 20
 #: Background parsing runs in slices of about this many seconds ...
 SLICE_S = 0.002
 #: ... once nothing has been checked or read for this many seconds.
 IDLE_S = 0.02
-#: Trees kept: at most this many, holding at most this many bytes of text.
-CACHE_ENTRIES = 64
-CACHE_BYTES = 64 << 20
+#: Trees kept: at most this many, of texts of at most this many bytes in all (versions
+#: of one file made by changes share most of their trees).
+CACHE_ENTRIES = 16
+CACHE_BYTES = 4 << 20
 #: Texts waiting to be parsed in the background; older requests are dropped.
 MAX_JOBS = 8
 
@@ -109,8 +112,8 @@ class Entry:
 
 @dataclass(eq=False)
 class Job:
-    """A parse run in slices: of a text (``view``), or of a text still to be loaded
-    (``load``), possibly from an old tree (``old_tree`` edited to fit ``data``)."""
+    """A parse run in slices: of a text (``view``, or ``data`` already encoded), or of a
+    text still to be loaded (``load``)."""
 
     lang: str
     key: str | None
@@ -118,7 +121,6 @@ class Job:
     load: Callable[[], tuple[str, str] | None] | None = None
     data: bytearray | None = None
     parser: Parser | None = None
-    old_tree: Tree | None = None
     marks: Marks | None = None
     started: bool = False
 
@@ -138,7 +140,7 @@ class Job:
             self.view = None
         if self.parser is None:
             self.parser = Parser(language)
-        tree = _parse(self.parser, self.data, until, self.old_tree, resume=self.started)
+        tree = _parse(self.parser, self.data, until, resume=self.started)
         self.started = True
         if tree is None:
             return None
