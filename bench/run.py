@@ -666,10 +666,12 @@ class Bench:
         while the agent thinks)."""
         warn_dir, off_dir = self.ws / "syntax-warn", self.ws / "syntax-off"
         sizes = (1_000, 10_000)
+        kinds = ("valid", "breaks")  # a file for each row: each row leaves its file flipped
         for d in (warn_dir, off_dir):
             d.mkdir(exist_ok=True)
             for n in sizes:
-                (d / f"s{n}.py").write_text(workload.python_module(n))
+                for kind in kinds:
+                    (d / f"s{n}-{kind}.py").write_text(workload.python_module(n))
         warn = self.start(servers.steadyhand("syntax-warn", fsync=False), warn_dir)
         off = self.start(servers.steadyhand("syntax-off", fsync=False, syntaxCheck="off"), off_dir)
         rows: list[tuple[str, dict[str, list[float]], int]] = []
@@ -679,17 +681,21 @@ class Bench:
         try:
             for srv, d in ((warn, warn_dir), (off, off_dir)):
                 for n in sizes:
-                    mid = n // 2
-                    sh_call(
-                        srv,
-                        "steadyhand.read",
-                        {"file_path": str(d / f"s{n}.py"), "offset": mid - 20, "limit": 40},
-                    )
+                    for kind in kinds:
+                        window = {"offset": n // 2 - 20, "limit": 40}
+                        sh_call(
+                            srv,
+                            "steadyhand.read",
+                            {"file_path": str(d / f"s{n}-{kind}.py"), **window},
+                        )
             waited = settle(warn, off)
             for n in sizes:
                 a, b, c = workload.syntax_pair(n)
-                for label, new in (("one-line edit", b), ("one-line edit that breaks it", c)):
-                    name = f"s{n}.py"
+                for kind, label, new in (
+                    ("valid", "one-line edit", b),
+                    ("breaks", "one-line edit that breaks it", c),
+                ):
+                    name = f"s{n}-{kind}.py"
                     times = interleave(
                         {
                             "warn": _flip(warn, str(warn_dir / name), a, new, tally["warn"]),

@@ -22,14 +22,19 @@ from typing import Protocol
 
 #: Siblings are left out only under a node with at least this many children.
 MIN_CHILDREN = 8
-#: Siblings kept on each side of the ones an edit touches.
-MARGIN = 1
+#: Siblings kept before and after the ones an edit touches (by default; the caller may
+#: ask for more where siblings depend on each other, as in YAML). The one after is where
+#: a bracket left open or a block left unclosed is found: kept, the error is placed
+#: where the whole text would place it.
+MARGIN = (0, 1)
 #: Siblings kept at each end of a node no edit touches.
 ENDS = 2
 #: Nodes smaller than this (bytes) are kept whole.
 SMALL = 512
 #: How far a run of siblings is shrunk to find ends of the same kind.
 SHRINK = 4
+#: What opens a file and decides how the rest reads: always kept.
+HEADERS = frozenset({"package_clause", "package_declaration"})
 
 
 class NodeLike(Protocol):
@@ -87,17 +92,53 @@ def _fit(node: NodeLike, a: int, b: int) -> tuple[int, int] | None:
     return None
 
 
-def removals(root: NodeLike, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+def _head(node: NodeLike, b: int, spans: list[tuple[int, int]], out: list[tuple[int, int]]) -> None:
+    """Leave out children ``0..b`` (fewer, if need be): what then starts the text is of
+    the kind that started it."""
+    for hi in range(b, max(-1, b - SHRINK - 1), -1):
+        after = node.child(hi + 1)
+        if after is not None and _kind(node.child(0)) == _kind(after):
+            start, end = node.start_byte, after.start_byte
+            if not any(s < end for s, _ in spans) and start < end:
+                out.append((start, end))
+            return
+
+
+def _tail(node: NodeLike, a: int, spans: list[tuple[int, int]], out: list[tuple[int, int]]) -> None:
+    """Leave out children ``a..`` to the last one (fewer, if need be): what then ends the
+    text is of the kind that ended it."""
+    n = node.child_count
+    for lo in range(a, min(n, a + SHRINK + 1)):
+        before = node.child(lo - 1)
+        if before is not None and _kind(before) == _kind(node.child(n - 1)):
+            last = node.child(n - 1)
+            start, end = before.end_byte, last.end_byte if last is not None else before.end_byte
+            if not any(e > start for _, e in spans) and start < end:
+                out.append((start, end))
+            return
+
+
+def removals(
+    root: NodeLike, spans: Sequence[tuple[int, int]], margin: tuple[int, int] = MARGIN
+) -> list[tuple[int, int]]:
     """Byte ranges of the old text that can be left out when checking a change at
     ``spans`` (ordered, non-overlapping ``(start, end)`` of the old text each edit
-    replaces). The ranges are ordered and never touch a span."""
+    replaces), keeping ``margin`` (before, after) siblings around those an edit touches.
+    The ranges are ordered and never touch a span."""
     out: list[tuple[int, int]] = []
-    _visit(root, list(spans), out)
+    _visit(root, list(spans), out, margin, top=True)
     out.sort()
     return out
 
 
-def _visit(node: NodeLike, spans: list[tuple[int, int]], out: list[tuple[int, int]]) -> None:
+def _visit(
+    node: NodeLike,
+    spans: list[tuple[int, int]],
+    out: list[tuple[int, int]],
+    margin: tuple[int, int],
+    *,
+    top: bool = False,
+) -> None:
     n = node.child_count
     if n == 0 or node.end_byte - node.start_byte < SMALL:
         return
@@ -107,15 +148,29 @@ def _visit(node: NodeLike, spans: list[tuple[int, int]], out: list[tuple[int, in
         i = first_child_ending_after(node, s - 1 if s > 0 else 0)
         j = first_child_ending_after(node, max(s, e - 1))
         touched.append((min(i, n - 1), min(j, n - 1), (s, e)))
-    keep: set[int] = {0, n - 1}
+    # A node's first and last children are kept (brackets, a header, a start tag); at the
+    # top of the text, statements and declarations may go like any others, except a
+    # package clause, which decides how what follows it reads.
+    first_kid, last_kid = node.child(0), node.child(n - 1)
+    keep: set[int] = set()
+    if not (top and first_kid is not None and first_kid.is_named) or (
+        first_kid is not None and first_kid.type in HEADERS
+    ):
+        keep.add(0)
+    if not (top and last_kid is not None and last_kid.is_named):
+        keep.add(n - 1)
     if touched:
         for i, j, _ in touched:
-            keep.update(range(max(0, i - MARGIN), min(n, j + MARGIN + 1)))
+            keep.update(range(max(0, i - margin[0]), min(n, j + margin[1] + 1)))
     else:
         keep.update(range(min(n, ENDS)))
         keep.update(range(max(0, n - ENDS), n))
     if n >= MIN_CHILDREN:
         ordered = sorted(keep)
+        if ordered and ordered[0] > 0:
+            _head(node, ordered[0] - 1, spans, out)
+        if ordered and ordered[-1] < n - 1:
+            _tail(node, ordered[-1] + 1, spans, out)
         for prev, nxt in itertools.pairwise(ordered):
             a, b = prev + 1, nxt - 1  # a run of children no edit needs
             if a > b:
@@ -123,9 +178,14 @@ def _visit(node: NodeLike, spans: list[tuple[int, int]], out: list[tuple[int, in
             run = _fit(node, a, b)
             if run is not None:
                 lo, hi = run
-                first, after = node.child(lo), node.child(hi + 1)
-                if first is not None and after is not None and first.start_byte < after.start_byte:
-                    out.append((first.start_byte, after.start_byte))
+                first, last, after = node.child(lo), node.child(hi), node.child(hi + 1)
+                if first is None or last is None or after is None:
+                    continue
+                start, end = first.start_byte, after.start_byte
+                if any(start <= s < end for s, _ in spans):
+                    end = last.end_byte  # an edit in the space before ``after``: keep it
+                if start < end:
+                    out.append((start, end))
         kept = sorted(keep)
     else:
         kept = list(range(n))
@@ -139,4 +199,4 @@ def _visit(node: NodeLike, spans: list[tuple[int, int]], out: list[tuple[int, in
             if i <= k <= j:
                 lo = max(s, child.start_byte)
                 parts.append((lo, max(lo, min(e, child.end_byte))))
-        _visit(child, parts, out)
+        _visit(child, parts, out, margin)

@@ -42,7 +42,7 @@ from typing import Protocol
 from tree_sitter import Language, Parser, Range, Tree
 
 from steadyhand.syntax import grammars
-from steadyhand.syntax.elide import removals
+from steadyhand.syntax.elide import MARGIN, removals
 from steadyhand.syntax.issues import Edit, Issue, introduced, map_offset
 from steadyhand.syntax.offsets import (
     CharEdit,
@@ -74,6 +74,9 @@ CACHE_ENTRIES = 16
 CACHE_BYTES = 4 << 20
 #: Texts waiting to be parsed in the background; older requests are dropped.
 MAX_JOBS = 8
+#: Languages whose siblings depend on their neighbours (YAML's indentation): the check
+#: keeps one sibling on each side of what a change touches.
+WIDER_MARGIN = {"yaml": (1, 1)}
 
 
 class Splicelike(Protocol):
@@ -442,7 +445,8 @@ class Checker:
             # A text with errors: how the parser recovers from them shapes the tree all
             # around, so only the whole text tells what the change did.
             return self._exact(lang, parser, entry, before, after, edits, mids, char_edits, until)
-        cut = removals(entry.tree.root_node, [(e.start, e.end) for e in edits])
+        margin = WIDER_MARGIN.get(lang, MARGIN)
+        cut = removals(entry.tree.root_node, [(e.start, e.end) for e in edits], margin)
         short = Shortened(data, cut, edits, mids)
         tree = _parse(parser, short.new, until)
         if tree is None:
