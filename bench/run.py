@@ -705,6 +705,7 @@ class Bench:
                         self.mode.warmup,
                     )
                     rows.append((f"{label}, {n // 1000}k lines", times, n))
+            rss = {k: rss_kib(s.pid)["VmRSS"] / 1024 for k, s in (("warn", warn), ("off", off))}
         finally:
             warn.close()
             off.close()
@@ -740,7 +741,9 @@ class Bench:
             "line back and forth; in the second row of each size, one way puts an unclosed "
             f"`(` in (reported) and the other takes it out. Of {calls} checked edits, "
             f"{tally['warn']['skipped']} were skipped at the deadline and "
-            f"{tally['warn']['reported']} reported an error.\n\n" + "\n".join(out)
+            f"{tally['warn']['reported']} reported an error. RSS at the end: "
+            f"{rss['warn']:.1f} MiB with the check, {rss['off']:.1f} MiB without."
+            "\n\n" + "\n".join(out)
         )
 
     # -- ranged read at the end of a big log -------------------------------------------------

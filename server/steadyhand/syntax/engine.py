@@ -71,7 +71,7 @@ IDLE_S = 0.02
 #: Trees kept: at most this many, of texts of at most this many bytes in all (versions
 #: of one file made by changes share most of their trees).
 CACHE_ENTRIES = 16
-CACHE_BYTES = 4 << 20
+CACHE_BYTES = 1 << 20
 #: Texts waiting to be parsed in the background; older requests are dropped.
 MAX_JOBS = 8
 #: Languages whose siblings depend on their neighbours (YAML's indentation): the check
@@ -125,7 +125,8 @@ class Job:
     data: bytearray | None = None
     parser: Parser | None = None
     marks: Marks | None = None
-    started: bool = False
+    #: the parse under way (None: not started)
+    reader: Reader | None = None
 
     def step(self, language: Language, until: float) -> Entry | None:
         """Parse until ``until`` (perf_counter seconds); the entry once done, else None."""
@@ -143,8 +144,10 @@ class Job:
             self.view = None
         if self.parser is None:
             self.parser = Parser(language)
-        tree = _parse(self.parser, self.data, until, resume=self.started)
-        self.started = True
+        if self.reader is None:
+            tree, self.reader = _stopped(self.parser, self.data, until)
+        else:
+            tree = _parse(self.parser, self.data, until, reader=self.reader)
         if tree is None:
             return None
         return Entry(self.lang, tree, self.data, self.marks, len(self.data))
@@ -154,35 +157,121 @@ class _Dropped(Exception):
     """A background job whose text went away (the file changed or vanished)."""
 
 
+class Reader:
+    """Hands a text to tree-sitter piece by piece (a parse that can be stopped at a
+    deadline reads its text through a callback).
+
+    tree-sitter's Python binding (0.26) keeps one reference to every piece a read
+    callback hands it and never lets go of it; each piece holds the whole text, so
+    every such parse would keep its text alive for good. :meth:`settle` gives those
+    references back once the binding is done with them (checked once per process, by
+    :func:`_keeps_pieces`, so a binding without the fault is left alone).
+    """
+
+    __slots__ = ("pieces", "view")
+
+    def __init__(self, data: bytes | bytearray) -> None:
+        self.view: memoryview | None = memoryview(data)
+        self.pieces: list[memoryview] = []
+
+    def __call__(self, offset: int, _point: object) -> memoryview | None:
+        view = self.view
+        if view is None or offset >= len(view):
+            return None  # the end of the text
+        piece = view[offset:]
+        self.pieces.append(piece)
+        return piece
+
+    def settle(self) -> None:
+        """After a call to ``parse`` returned (or was stopped)."""
+        if _KEEPS_PIECES.get(True, False):
+            for piece in self.pieces:
+                _decref(piece)
+        self.pieces.clear()
+
+    def close(self) -> None:
+        """The parse is over: let go of the text (the tree keeps the reader)."""
+        self.settle()
+        if self.view is not None:
+            with contextlib.suppress(BufferError):
+                self.view.release()
+            self.view = None
+
+
+#: Whether the binding keeps a reference to what a read callback hands it (see
+#: :class:`Reader`), found out the first time it matters.
+_KEEPS_PIECES: dict[bool, bool] = {}
+
+
+def _decref(obj: object) -> None:
+    import ctypes
+
+    ctypes.pythonapi.Py_DecRef(ctypes.py_object(obj))
+
+
+def _keeps_pieces(language: Language) -> bool:
+    """Parse a tiny text through a callback and see whether the piece handed over is
+    still referenced once nothing of ours holds it."""
+    known = _KEEPS_PIECES.get(True)
+    if known is None:
+        piece = bytearray(b"\n")
+        before = sys.getrefcount(piece)
+
+        def read(offset: int, _point: object) -> bytearray | None:
+            return piece if offset == 0 else None
+
+        tree = Parser(language).parse(read)
+        del tree, read
+        known = _KEEPS_PIECES[True] = sys.getrefcount(piece) > before
+        if known:
+            _decref(piece)
+    return known
+
+
 def _parse(
     parser: Parser,
     data: bytes | bytearray,
     until: float,
     old_tree: Tree | None = None,
     *,
-    resume: bool = False,
+    reader: Reader | None = None,
 ) -> Tree | None:
     """Parse ``data`` (from ``old_tree``, edited to fit it, when given) until the
-    deadline; None when stopped there (``parser`` can then resume the same parse)."""
-    if not resume:
+    deadline; None when stopped there. A ``reader`` given is of a parse stopped before,
+    which goes on where it stopped; else a new parse starts."""
+    if parser.language is not None:
+        _keeps_pieces(parser.language)
+    resume = reader is not None
+    if reader is None:
         parser.reset()
-    view = memoryview(data)
-
-    def read(offset: int, _point: object) -> memoryview:
-        return view[offset:]
+        reader = Reader(data)
 
     def past(_offset: int, _has_error: bool) -> bool:
         return time.perf_counter() > until
 
     try:
         if old_tree is not None:
-            return parser.parse(read, old_tree, progress_callback=past)
-        return parser.parse(read, progress_callback=past)
+            tree = parser.parse(reader, old_tree, progress_callback=past)
+        else:
+            tree = parser.parse(reader, progress_callback=past)
     except ValueError:
+        reader.settle()
+        if not resume:
+            reader.close()
         return None
-    finally:
-        with contextlib.suppress(BufferError):  # a piece is still held: it goes by itself
-            view.release()
+    reader.close()
+    return tree
+
+
+def _stopped(
+    parser: Parser, data: bytes | bytearray, until: float, old_tree: Tree | None = None
+) -> tuple[Tree | None, Reader]:
+    """Like :func:`_parse`, and the reader, to go on with a parse stopped at the
+    deadline (pass it back as ``reader``)."""
+    parser.reset()
+    reader = Reader(data)
+    tree = _parse(parser, data, until, old_tree, reader=reader)
+    return tree, reader
 
 
 @dataclass
@@ -311,7 +400,11 @@ class Checker:
             try:
                 if language is None:
                     raise _Dropped
-                if job.key is not None and (job.lang, job.key) in self._entries and not job.started:
+                if (
+                    job.key is not None
+                    and (job.lang, job.key) in self._entries
+                    and job.reader is None
+                ):
                     raise _Dropped
                 entry = job.step(language, until)
             except _Dropped:
@@ -448,9 +541,9 @@ class Checker:
         margin = WIDER_MARGIN.get(lang, MARGIN)
         cut = removals(entry.tree.root_node, [(e.start, e.end) for e in edits], margin)
         short = Shortened(data, cut, edits, mids)
-        tree = _parse(parser, short.new, until)
-        if tree is None:
-            return Outcome(skipped=self._too_slow())
+        # A few hundred bytes: parsed at once, from the bytes (no deadline to watch).
+        parser.reset()
+        tree = parser.parse(short.new)
         if not tree.root_node.has_error:
             return Outcome(_store=store)
         # The old text had no error: every error of the new one is the change's.
@@ -512,11 +605,11 @@ class Checker:
         """No tree of the old text: parse the new one; the old one only if needed."""
         parser = self._parser(lang, language)
         new_data = bytearray(encode(after))
-        tree = _parse(parser, new_data, until)
+        tree, reader = _stopped(parser, new_data, until)
         if tree is None:
             # Finish it in the background, for the next change, once it has a key.
             job = Job(lang, None, data=new_data, parser=parser, marks=build_marks(after))
-            job.started = True
+            job.reader = reader
             self._parsers.pop(lang, None)  # that parser now belongs to the job
 
             def later(key: str) -> None:
