@@ -96,9 +96,11 @@ def _head(node: NodeLike, b: int, spans: list[tuple[int, int]], out: list[tuple[
     """Leave out children ``0..b`` (fewer, if need be): what then starts the text is of
     the kind that started it."""
     for hi in range(b, max(-1, b - SHRINK - 1), -1):
-        after = node.child(hi + 1)
-        if after is not None and _kind(node.child(0)) == _kind(after):
+        last, after = node.child(hi), node.child(hi + 1)
+        if last is not None and after is not None and _kind(node.child(0)) == _kind(after):
             start, end = node.start_byte, after.start_byte
+            if any(s < end for s, _ in spans):
+                end = last.end_byte  # an edit in the space before ``after``: keep it
             if not any(s < end for s, _ in spans) and start < end:
                 out.append((start, end))
             return
@@ -109,10 +111,13 @@ def _tail(node: NodeLike, a: int, spans: list[tuple[int, int]], out: list[tuple[
     text is of the kind that ended it."""
     n = node.child_count
     for lo in range(a, min(n, a + SHRINK + 1)):
-        before = node.child(lo - 1)
-        if before is not None and _kind(before) == _kind(node.child(n - 1)):
-            last = node.child(n - 1)
-            start, end = before.end_byte, last.end_byte if last is not None else before.end_byte
+        before, first, last = node.child(lo - 1), node.child(lo), node.child(n - 1)
+        if before is None or first is None or last is None:
+            return
+        if _kind(before) == _kind(last):
+            start, end = before.end_byte, last.end_byte
+            if any(e > start for _, e in spans):
+                start = first.start_byte  # an edit in the space after ``before``: keep it
             if not any(e > start for _, e in spans) and start < end:
                 out.append((start, end))
             return

@@ -31,6 +31,7 @@ import asyncio
 import bisect
 import contextlib
 import dataclasses
+import functools
 import logging
 import sys
 import time
@@ -104,13 +105,9 @@ class Entry:
     #: False when the tree was edited without a full reparse since (still a good base
     #: for a reparse, and its siblings are still where the text's siblings are)
     fresh: bool = True
-    #: The text has a syntax error the tree does not show (one a change introduced,
-    #: found without reparsing the whole text)
-    broken: bool = False
-
-    @property
-    def has_error(self) -> bool:
-        return self.broken or self.tree.root_node.has_error
+    #: Where the text has syntax errors the tree does not show (byte ranges): those a
+    #: change introduced, found without reparsing the whole text
+    known: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(eq=False)
@@ -524,33 +521,40 @@ class Checker:
     ) -> Outcome:
         char_edits, edits, mids = self._edits(entry, before, after, splices)
 
-        def store(key: str, broken: bool = False) -> None:
+        def store(key: str, known: tuple[tuple[int, int], ...] = ()) -> None:
             # The old tree, told about the change (not reparsed), serves the next check.
             made = _edited(entry, lang, edits, mids, char_edits, before, after)
-            made.broken = broken
+            made.known = known
             self.put(key, made)
 
         if not edits:
             return Outcome(_store=lambda key: self.put(key, entry))
         data = self._data(entry, before)
         parser = self._parser(lang, language)
-        if entry.has_error:
+        exact = functools.partial(
+            self._exact, lang, parser, entry, before, after, edits, mids, char_edits, until
+        )
+        if entry.tree.root_node.has_error:
             # A text with errors: how the parser recovers from them shapes the tree all
             # around, so only the whole text tells what the change did.
-            return self._exact(lang, parser, entry, before, after, edits, mids, char_edits, until)
+            return exact()
         margin = WIDER_MARGIN.get(lang, MARGIN)
         cut = removals(entry.tree.root_node, [(e.start, e.end) for e in edits], margin)
+        if any(_meets(span, c) for span in entry.known for c in cut):
+            return exact()  # errors a change left lie where this check would not look
         short = Shortened(data, cut, edits, mids)
         # A few hundred bytes: parsed at once, from the bytes (no deadline to watch).
         parser.reset()
         tree = parser.parse(short.new)
         if not tree.root_node.has_error:
-            return Outcome(_store=store)
+            return Outcome(_store=store)  # (and the errors a change left are gone)
+        if entry.known:
+            return exact()  # which of these errors were there before? the whole text says
         # The old text had no error: every error of the new one is the change's.
         new_found, _ = issues(tree.root_node, short.new)
         new_data = apply_edits(data, edits, mids)
-        placed = [short.place(i, new_data) for i in new_found]
-        return Outcome(tuple(placed), _store=lambda key: store(key, broken=True))
+        placed = tuple(short.place(i, new_data) for i in new_found)
+        return Outcome(placed, _store=lambda key: store(key, tuple(i.span for i in placed)))
 
     def _exact(
         self,
@@ -571,7 +575,7 @@ class Checker:
             tree = _parse(parser, data, until, entry.tree)
             if tree is None:
                 return Outcome(skipped=self._too_slow())
-            entry.tree, entry.fresh, entry.broken = tree, True, False
+            entry.tree, entry.fresh, entry.known = tree, True, ()
         old_found, complete = issues(entry.tree.root_node, data)
         new_data = bytearray(apply_edits(data, edits, mids))
         edited = entry.tree.copy()
@@ -762,6 +766,12 @@ def _touches(issue: Issue, edits: list[Edit], regions: list[tuple[int, int]]) ->
     if inside is not None or end_inside is not None:
         return True
     return any(a <= end and start <= b for a, b in regions)
+
+
+def _meets(span: tuple[int, int], cut: tuple[int, int]) -> bool:
+    """Whether ``span`` (possibly empty) has any part in ``cut``."""
+    (s, e), (a, b) = span, cut
+    return s < b and a < e if e > s else a <= s < b
 
 
 def _regions(

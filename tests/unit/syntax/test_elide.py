@@ -114,3 +114,20 @@ def test_what_is_left_of_a_valid_text_parses(lang: str, data: st.DataObject) -> 
     assert not parser.parse(short.old).root_node.has_error, lang
     if len(text) > 8 * elide.SMALL:
         assert len(short.old) < len(text)  # something was left out
+
+
+@pytest.mark.parametrize("where", ["in a statement", "between two statements", "at the top"])
+def test_a_one_line_change_keeps_a_few_hundred_bytes_of_a_long_file(where: str) -> None:
+    text = encode(SAMPLES["python"].text(400))  # some 4,000 lines
+    parser = Parser(grammars.language("python"))
+    root = parser.parse(text).root_node
+    if where == "in a statement":
+        at = text.index(b"return a + (b or 0)", len(text) // 2)
+    elif where == "between two statements":
+        at = text.index(b"\n\n\ndef ", len(text) // 2) + 2  # on an empty line
+    else:
+        at = 0
+    cut = removals(root, [(at, at + 1)])
+    short = Shortened(bytearray(text), cut, [], [])
+    assert len(short.old) < 1000, (where, len(short.old))
+    assert not parser.parse(short.old).root_node.has_error

@@ -226,3 +226,24 @@ def test_parsing_through_a_reader_keeps_nothing_alive() -> None:
     del tree, reader
     assert sys.getrefcount(data) == before
     data[0:0] = b"# grown in place\n"  # no buffer of it is held any more
+
+
+def test_a_break_and_its_fix_are_both_judged_on_the_text_around_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = SAMPLES["python"].text(300)
+    checker = Checker()
+    key = text_hash(text)
+    checker.prime("python", key, text)
+    checker.drain()
+    whole: list[object] = []
+    real = Checker._exact
+    monkeypatch.setattr(Checker, "_exact", lambda self, *a: whole.append(a) or real(self, *a))
+    at = text.index("return a + (b or 0)", len(text) // 2) + len("return a + (b or 0")
+    broken = text[:at] + text[at + 1 :]  # the `)` goes
+    out = checker.check("python", Text(key, text), broken, [Splice(at, at + 1, "")])
+    assert [e.text for e in out.errors] == ["unclosed `(`"]
+    out.commit(text_hash(broken))
+    fixed = checker.check("python", Text(text_hash(broken), broken), text, [Splice(at, at, ")")])
+    assert fixed.errors == () and not fixed.skipped
+    assert whole == []  # neither needed the whole text
