@@ -36,6 +36,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check server tests bench
 	$(BIN)/ruff format --check server tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 ## The torture suite at full size, with a table of trials, faults and losses.
 torture: $(STAMP)

@@ -31,15 +31,24 @@ import difflib
 import functools
 import inspect
 import logging
-from collections.abc import Callable, Coroutine, Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
-from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.language_server import _prepare_command_arguments, lsp_method
+from pygls.protocol.language_server import lsp_method
 
 from steadyhand.paths.resolve import shown_path
+from steadyhand.pygls_compat import (
+    ForgetfulProtocol,
+    answer_with_pygls,
+    command_arguments,
+    forget_request,
+    is_shut_down,
+    run_as_request,
+    track_request,
+)
+from steadyhand.tasks import Resume
 from steadyhand.wire import dumps
 
 log = logging.getLogger(__name__)
@@ -58,40 +67,6 @@ def _only_var_positional(handler: Callable[..., Any]) -> bool:
 
 
 _EXECUTE_KEYS = frozenset({"command", "arguments", "workDoneToken"})
-
-
-class _Resume(Coroutine[Any, Any, Any]):
-    """A coroutine already run up to yielding ``waiting_on``, for a task to drive on.
-
-    The task's first step hands out ``waiting_on``; later steps go straight to the
-    coroutine. A cancellation thrown in before that first step reaches the coroutine
-    where it waits (a generator could not catch it before it had started), so its
-    ``finally`` blocks run and a lock it queued for lets go of the queue.
-    """
-
-    def __init__(self, coro: Coroutine[Any, Any, Any], waiting_on: Any) -> None:
-        self._coro = coro
-        self._pending: list[Any] = [waiting_on]
-
-    def send(self, value: Any) -> Any:
-        if self._pending:
-            return self._pending.pop()
-        return self._coro.send(value)
-
-    def __next__(self) -> Any:  # what a task calls for send(None)
-        return self.send(None)
-
-    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
-        self._pending.clear()
-        if val is None and tb is None:
-            return self._coro.throw(typ)
-        return self._coro.throw(typ, val, tb)
-
-    def close(self) -> None:
-        self._coro.close()
-
-    def __await__(self) -> Generator[Any, Any, Any]:
-        raise TypeError("_Resume is driven by a task, not awaited")
 
 
 #: Names other tools give Steadyhand's commands (without the ``steadyhand.`` prefix).
@@ -146,7 +121,7 @@ def unknown_command(name: str, known: list[str]) -> JsonRpcInvalidParams:
     )
 
 
-class SteadyhandProtocol(LanguageServerProtocol):
+class SteadyhandProtocol(ForgetfulProtocol):
     _simple_commands: dict[int, bool]
 
     def _is_direct(self, handler: Callable[..., Any]) -> bool:
@@ -172,7 +147,7 @@ class SteadyhandProtocol(LanguageServerProtocol):
         if (
             data.get("method") != types.WORKSPACE_EXECUTE_COMMAND
             or "id" not in data
-            or self._shutdown
+            or is_shut_down(self)
             or not isinstance(params, dict)
             or not _EXECUTE_KEYS.issuperset(params)
         ):
@@ -189,11 +164,10 @@ class SteadyhandProtocol(LanguageServerProtocol):
         # calls never wait for anything, and a task would cost two more turns of the event
         # loop (its first step, then its done callback) before the answer goes out.
         ctx = contextvars.copy_context()
-        ctx.run(self._ctx_msg_id.set, msg_id)
         coro = handler(*arguments)
         loop = asyncio.get_running_loop()
         try:
-            waiting_on = ctx.run(coro.send, None)
+            waiting_on = run_as_request(self, ctx, msg_id, functools.partial(coro.send, None))
         except StopIteration as done:
             if self._answer_plain(done.value, msg_id):
                 return True
@@ -207,14 +181,23 @@ class SteadyhandProtocol(LanguageServerProtocol):
             outcome.set_exception(exc)
         else:
             # It waits (a lock, the editor): a task drives it on from where it stopped.
-            resumed = loop.create_task(_Resume(coro, waiting_on), context=ctx)
-            # so that $/cancelRequest finds it (pygls's annotation says a concurrent
-            # Future, but it keeps asyncio tasks there itself)
-            self._request_futures[msg_id] = resumed  # type: ignore[assignment]
+            resumed = loop.create_task(Resume(coro, waiting_on), context=ctx)
+            track_request(self, msg_id, resumed)  # so that $/cancelRequest finds it
             resumed.add_done_callback(functools.partial(self._answer_fast, msg_id=msg_id))
             return True
         self._answer_fast(outcome, msg_id=msg_id)
         return True
+
+    def notify_fast(self, method: str, params: dict[str, Any]) -> None:
+        """Send a notification of plain JSON as one frame (pygls's path otherwise)."""
+        data = dumps({"jsonrpc": "2.0", "method": method, "params": params})
+        if data is None or self.writer is None:
+            self.notify(method, params)
+            return
+        try:
+            self.writer.write(b"Content-Length: %d\r\n\r\n%b" % (len(data), data))
+        except (BrokenPipeError, RuntimeError):
+            log.error("the client closed the connection")
 
     def _answer_fast(self, task: asyncio.Future[Any], *, msg_id: Any) -> None:
         if (
@@ -223,7 +206,7 @@ class SteadyhandProtocol(LanguageServerProtocol):
             and self._answer_plain(task.result(), msg_id)
         ):
             return
-        self._send_handler_result(task, msg_id=msg_id)  # type: ignore[arg-type]
+        answer_with_pygls(self, task, msg_id)
 
     def _answer_plain(self, result: Any, msg_id: Any) -> bool:
         """Send ``result`` as the answer to ``msg_id`` if it is plain JSON (then True);
@@ -231,25 +214,12 @@ class SteadyhandProtocol(LanguageServerProtocol):
         data = dumps({"jsonrpc": "2.0", "id": msg_id, "result": result})
         if data is None or self.writer is None:
             return False
-        self._request_futures.pop(msg_id, None)
+        forget_request(self, msg_id)
         try:
             self.writer.write(b"Content-Length: %d\r\n\r\n%b" % (len(data), data))
         except BrokenPipeError:
             log.error("the client closed the connection")
         return True
-
-    def _execute_handler(  # type: ignore[no-untyped-def]
-        self, msg_id, handler, callback, args=None, kwargs=None
-    ):
-        if isinstance(callback, functools.partial) and callback.func == self._run_generator:
-            step = callback
-            futures = self._request_futures
-
-            def callback(future: Any, _id: Any = msg_id) -> None:
-                futures.pop(_id, None)
-                step(future)
-
-        return super()._execute_handler(msg_id, handler, callback, args, kwargs)
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     def lsp_workspace__execute_command(
@@ -263,7 +233,7 @@ class SteadyhandProtocol(LanguageServerProtocol):
             kwargs: dict[str, Any] = {}
         else:
             try:
-                args, kwargs = _prepare_command_arguments(handler, params, self._converter)
+                args, kwargs = command_arguments(self, handler, params)
             except Exception as exc:
                 raise JsonRpcInvalidParams.of(exc) from exc
         result = yield handler, args, kwargs

@@ -20,6 +20,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import JsonRPCProtocol
 
 from steadyhand.allocator import IdleTrim
+from steadyhand.pygls_compat import send_message, set_stop_event
 from steadyhand.wire import loads
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,7 @@ def _is_pipe_or_socket(stream: BinaryIO) -> bool:
 
 def _reply_error(protocol: JsonRPCProtocol, msg_id: Any, code: int, message: str) -> None:
     error = {"code": code, "message": message}
-    protocol._send_data({"jsonrpc": "2.0", "id": msg_id, "error": error})
+    send_message(protocol, {"jsonrpc": "2.0", "id": msg_id, "error": error})
 
 
 def _shape_problem(data: Any) -> tuple[str | None, Any]:
@@ -198,7 +199,7 @@ def serve_stdio(server: LanguageServer) -> None:
         loop = asyncio.get_running_loop()
         server.protocol.set_writer(StdoutWriter(stdout))
         stop = threading.Event()
-        server._stop_event = stop
+        set_stop_event(server, stop)
         idle = IdleTrim()
         idle.start(loop)
         done: asyncio.Future[None] = loop.create_future()

@@ -20,7 +20,7 @@ from pygls.exceptions import JsonRpcInternalError
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import captured_exception_key
 
-from steadyhand import server as server_mod
+from steadyhand import external as external_mod
 from tests.conftest import call, init_params, server_config
 from tests.editor import (
     EditorState,
@@ -125,7 +125,7 @@ async def test_append_to_large_tracked_file_is_reported_from_its_size(
 ) -> None:
     f = workspace / "big.log"
     f.write_bytes(b"2024-01-01 INFO something happened\n" * 150_000)  # ~5.3 MB
-    assert f.stat().st_size > server_mod.WATCH_HASH_MAX_BYTES
+    assert f.stat().st_size > external_mod.WATCH_HASH_MAX_BYTES
     r = await call(plain_editor, READ, file_path="big.log", offset=10, limit=5)
     assert r["ok"], r
     await _wait_watching(plain_editor)

@@ -26,7 +26,9 @@ from typing import Any
 
 from steadyhand.apply.disk import DiskWorld
 from steadyhand.config import Settings
-from steadyhand.fs.atomic import TempJournal, default_state_dir, use_journal
+from steadyhand.context import ToolContext
+from steadyhand.fs.atomic import TempJournal, use_journal
+from steadyhand.fs.state_dir import state_dir
 from steadyhand.fs.syscalls import Syscalls
 from steadyhand.paths.resolve import Roots
 from steadyhand.protocol.params import EditParams, ReadParams, WriteParams
@@ -35,7 +37,6 @@ from steadyhand.state.file_state import SessionRegistry
 from steadyhand.tools import edit as edit_tool
 from steadyhand.tools import read as read_tool
 from steadyhand.tools import write as write_tool
-from steadyhand.tools.context import ToolContext
 from steadyhand.tools.records import full_range, record_for
 
 BIG_LINES = 2_000  # lines of 1 kB: about 2 MB
@@ -143,7 +144,7 @@ def _trial(spec: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
 
 def main() -> None:
     workspace = sys.argv[1]
-    use_journal(TempJournal(os.path.join(default_state_dir(), "temps")))
+    use_journal(TempJournal(os.path.join(state_dir(), "temps")))
     ctx = _context(workspace)
     for line in sys.stdin:
         spec = json.loads(line)

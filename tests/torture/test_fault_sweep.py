@@ -26,6 +26,7 @@ from typing import Any
 
 from steadyhand.apply.disk import DiskWorld
 from steadyhand.config import Settings
+from steadyhand.context import ToolContext
 from steadyhand.fs.atomic import TEMP_PATTERN
 from steadyhand.fs.syscalls import WRITE_PATH_CALLS, Fault, FaultPlan
 from steadyhand.paths.resolve import Roots
@@ -37,7 +38,6 @@ from steadyhand.state.file_state import SessionRegistry
 from steadyhand.tools import edit as edit_tool
 from steadyhand.tools import read as read_tool
 from steadyhand.tools import write as write_tool
-from steadyhand.tools.context import ToolContext
 from tests.torture.harness import record
 
 ERRNOS = (errno.ENOSPC, errno.EACCES, errno.EROFS, errno.EIO)

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from lsprotocol import types
 
 from steadyhand.apply.disk import delete_from_disk, write_to_disk
+from steadyhand.change import Applied, Change
 from steadyhand.config import Settings
 from steadyhand.documents.open_docs import OpenDocuments
 from steadyhand.documents.positions import PositionIndex, encoding_name, line_starts
@@ -32,8 +33,7 @@ from steadyhand.state.hashing import content_hash, text_hash
 from steadyhand.text.diff import line_opcodes, stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
 from steadyhand.text.lines import NewlineMap, ending_stats, to_view, with_endings
-from steadyhand.text.matching import Splice, apply_splices, changed_core, raw_splices
-from steadyhand.tools.context import Applied, Change
+from steadyhand.text.splices import Splice, apply_splices, changed_core, raw_splices
 
 log = logging.getLogger(__name__)
 
@@ -277,6 +277,40 @@ class EditorWorld:
             del self.own_writes[path]
             self.own_stats.pop(path, None)
         return False
+
+    def as_written(self, path: str) -> bool:
+        """Whether ``path`` has exactly the size and time Steadyhand's own write left."""
+        written = self.own_stats.get(path)
+        if written is None:
+            return False
+        try:
+            st = os.stat(path)
+        except OSError:
+            return False
+        return (st.st_size, st.st_mtime_ns) == written
+
+    def disk_news(self, path: str, text: str) -> tuple[str | None, bool] | None:
+        """What to tell the agent about the disk behind the open buffer of ``path``
+        (holding ``text``): the disk's new content hash (None: gone) and whether it is
+        gone, once per new disk content; None when there is nothing to tell (Steadyhand's
+        own write, the editor's save of the buffer, what the buffer last matched, a
+        moment of unreadable file, or told already)."""
+        data, disk_text, _ = disk_file(path)
+        gone = data is None and not os.path.lexists(path)
+        now = content_hash(data) if data is not None else None
+        if self.written_by_us(path, now, gone):
+            return None
+        if self.note_disk(path, text, data, disk_text):
+            return None  # the disk holds the buffer's text (the editor saved it)
+        base = self.matched.get(path)
+        if base is not None and now == base[0]:
+            return None  # still what the buffer was last seen to match
+        if data is None and not gone:
+            return None  # unreadable for a moment: a write checks it anyway
+        if path in self.reported and self.reported[path] == now:
+            return None  # told already
+        self.reported[path] = now
+        return now, gone
 
     # -- capabilities ----------------------------------------------------------------
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable
-from urllib.parse import unquote, urlparse
+
+from steadyhand.paths.uris import local_path
 
 
 def uri_to_path(uri: str) -> str | None:
-    parsed = urlparse(uri)
-    if parsed.scheme != "file":
-        return None
-    return os.path.realpath(unquote(parsed.path))
+    """The real path of the local file ``uri`` names (None: not a local file)."""
+    path = local_path(uri)
+    return os.path.realpath(path) if path is not None else None
 
 
 class OpenDocuments:

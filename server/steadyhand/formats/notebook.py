@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from steadyhand.text.matching import Splice
+from steadyhand.text.splices import Splice
 
 NOTEBOOK_SUFFIX = ".ipynb"
 CELL_TYPES = ("code", "markdown", "raw")

@@ -40,6 +40,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
+from steadyhand.fs.state_dir import state_dir
 from steadyhand.fs.syscalls import (
     RENAME_EXCHANGE,
     RENAME_NOREPLACE,
@@ -74,11 +75,6 @@ def temp_basename(name: str) -> str:
     return f".{stem}.steadyhand-{os.getpid()}-{secrets.token_hex(4)}.tmp"
 
 
-def temp_name(path: str) -> str:
-    folder, base = os.path.split(path)
-    return os.path.join(folder, temp_basename(base))
-
-
 @functools.cache
 def _umask() -> int:
     """The process's umask (read once: nothing in the server changes it), read without
@@ -94,13 +90,6 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
-
-
-def make_parents(folder: str, sys: Syscalls) -> list[str]:
-    """Create ``folder`` and missing parents; returns what was created (outermost first)."""
-    fd, created = _open_folder(folder, sys, make=True, path=folder)
-    os.close(fd)
-    return created
 
 
 def _open_folder(folder: str, sys: Syscalls, *, make: bool, path: str) -> tuple[int, list[str]]:
@@ -758,18 +747,6 @@ def _remove_temps(
 _JOURNAL_NAME = re.compile(r"^(\d+)\.folders$")
 
 
-def default_state_dir() -> str:
-    """``$STEADYHAND_STATE_DIR``, else ``$XDG_STATE_HOME/steadyhand``, else
-    ``~/.local/state/steadyhand``."""
-    explicit = os.environ.get("STEADYHAND_STATE_DIR")
-    if explicit:
-        return explicit
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "state"
-    )
-    return os.path.join(base, "steadyhand")
-
-
 class TempJournal:
     """Which folders this process made temp files in: ``<state>/temps/<pid>.folders``.
 
@@ -790,7 +767,7 @@ class TempJournal:
 
     @staticmethod
     def default() -> TempJournal:
-        return TempJournal(os.path.join(default_state_dir(), "temps"))
+        return TempJournal(os.path.join(state_dir(), "temps"))
 
     def note(self, folder: str) -> None:
         with self._lock:

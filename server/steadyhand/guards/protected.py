@@ -8,9 +8,9 @@ paths (``denyGlobs``) are refused earlier, by path resolution, for reads as well
 from __future__ import annotations
 
 from steadyhand.config import DEFAULT_PROTECTED_GLOBS
+from steadyhand.context import ToolContext
 from steadyhand.paths.globs import first_match, relative_to, within
 from steadyhand.protocol.errors import ErrorCode, ToolError
-from steadyhand.tools.context import ToolContext
 
 #: Default ``protectedGlobs``.
 DEFAULT_PROTECTED = DEFAULT_PROTECTED_GLOBS

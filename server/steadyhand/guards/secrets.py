@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from steadyhand.text.diff import known_added_text
 from steadyhand.text.lines import changed_lines, split_lines
-from steadyhand.text.matching import Splice
+from steadyhand.text.splices import Splice
 
 #: (kind, regex). Each regex matches the credential itself on one line.
 PATTERNS: tuple[tuple[str, str], ...] = (

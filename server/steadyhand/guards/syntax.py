@@ -22,6 +22,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from steadyhand.change import Change
+from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, from_disk
 from steadyhand.formats import notebook as nb_fmt
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -30,7 +32,6 @@ from steadyhand.syntax.engine import MAX_BYTES, Checker, Outcome, Text
 from steadyhand.syntax.issues import Issue
 from steadyhand.syntax.languages import LANGUAGE_IDS, detect, first_line
 from steadyhand.text.lines import to_view
-from steadyhand.tools.context import Change, ToolContext
 
 #: Tools that put back content the file held before: never scanned for secrets (an undo
 #: must be able to restore a file that held a credential before the agent touched it),

@@ -28,7 +28,6 @@ import json
 import logging
 import os
 import secrets
-import sys
 import threading
 import time
 import zlib
@@ -92,20 +91,6 @@ def _write_file(
     return True
 
 
-def default_base_dir() -> str:
-    """Where history lives unless the ``historyDir`` setting says otherwise."""
-    env = os.environ.get("XDG_STATE_HOME")
-    if env:
-        return os.path.join(env, "steadyhand")
-    home = os.path.expanduser("~")
-    if sys.platform == "win32":
-        local = os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
-        return os.path.join(local, "steadyhand", "state")
-    if sys.platform == "darwin":
-        return os.path.join(home, "Library", "Application Support", "steadyhand")
-    return os.path.join(home, ".local", "state", "steadyhand")
-
-
 def workspace_key(folders: list[str]) -> str:
     """A folder name for a workspace: the first folder's name and a hash of all of them."""
     real = sorted(os.path.realpath(f) for f in folders)
@@ -138,6 +123,9 @@ class Version:
     after_size: int
     added: int
     removed: int
+    #: Blob key of the content the change left, None if it deleted the file, was too
+    #: large to keep, or was recorded by a version that did not keep it.
+    after: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,19 +139,28 @@ class Checkpoint:
 Entry = Version | Checkpoint
 
 
-def _entry_from(obj: dict[str, Any]) -> Entry | None:
-    kind = obj.pop("t", None)
-    try:
-        if kind == "change":
-            return Version(**obj)
-        if kind == "checkpoint":
-            return Checkpoint(**obj)
-    except TypeError:
-        pass
-    return None
-
-
 _FIELDS = {cls: tuple(f.name for f in fields(cls)) for cls in (Version, Checkpoint)}
+_KNOWN = {cls: frozenset(names) for cls, names in _FIELDS.items()}
+
+
+def _entry_from(obj: dict[str, Any]) -> Entry | None:
+    """The entry of an index line. Fields this version does not know (written by a newer
+    one) are left out; a field it added is missing from older lines and takes its default."""
+    kind = obj.pop("t", None)
+    cls: type[Version] | type[Checkpoint]
+    if kind == "change":
+        cls = Version
+    elif kind == "checkpoint":
+        cls = Checkpoint
+    else:
+        return None
+    known = _KNOWN[cls]
+    if not known.issuperset(obj):
+        obj = {k: v for k, v in obj.items() if k in known}
+    try:
+        return cls(**obj)
+    except TypeError:
+        return None
 
 
 def _entry_line(entry: Entry) -> bytes:
@@ -173,6 +170,8 @@ def _entry_line(entry: Entry) -> bytes:
     obj: dict[str, Any] = {"t": kind}
     for name in _FIELDS[type(entry)]:
         obj[name] = getattr(entry, name)
+    if obj.get("after", "") is None:  # lines as before the field came, where it says nothing
+        del obj["after"]
     if orjson is not None:
         try:
             return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)

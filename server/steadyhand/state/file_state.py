@@ -407,16 +407,6 @@ class SessionRegistry:
     def __iter__(self) -> Iterator[Session]:
         return iter(list(self._sessions.values()))
 
-    def mark_stale(self, path: str) -> int:
-        """Mark every session's record of ``path`` stale; returns how many were marked."""
-        n = 0
-        for s in self._sessions.values():
-            rec = s.peek(path)
-            if rec is not None and not rec.stale:
-                s.replace(rec.replace(stale=True, last_read=None))
-                n += 1
-        return n
-
     def mark_changed(
         self,
         path: str,

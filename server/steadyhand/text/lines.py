@@ -144,11 +144,6 @@ def with_endings(view_text: str, newline: str) -> str:
     return view_text if newline == "\n" else view_text.replace("\n", newline)
 
 
-def line_of(view: str, offset: int) -> int:
-    """1-based line number of a view offset."""
-    return view.count("\n", 0, offset) + 1
-
-
 def line_ending_name(style: LineEnding) -> str:
     return {"lf": "LF", "crlf": "CRLF", "cr": "CR", "mixed": "mixed", "none": "none"}[style]
 

@@ -17,14 +17,8 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
+from steadyhand.text.chars import DASHES, ELLIPSIS, INVISIBLES, ODD_SPACES, normalize_quotes
 from steadyhand.text.lines import split_lines, to_view
-from steadyhand.text.matching import (
-    DASHES,
-    ELLIPSIS,
-    INVISIBLES,
-    ODD_SPACES,
-    normalize_quotes,
-)
 from steadyhand.text.render import number_lines
 
 #: At most this many lines of the file are shown.

@@ -12,22 +12,26 @@ import itertools
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 
+from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import is_read_only, protected_pattern
 from steadyhand.guards.syntax import syntax_clause, syntax_fields, syntax_summary
 from steadyhand.history.store import Checkpoint, HistoryStore, Version
-from steadyhand.history.world import run_to_end
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import CheckpointParams, RewindParams
 from steadyhand.protocol.results import Result, success
-from steadyhand.tools.context import ToolContext
-from steadyhand.tools.undo import (
+from steadyhand.tasks import run_to_end
+from steadyhand.text.diff import changed_ranges, whole_diff
+from steadyhand.text.lines import count_lines, to_view
+from steadyhand.tools.mutation import remove
+from steadyhand.tools.records import CHANGED_RANGES_MAX, diff_fields, omitted_note, short_diff
+from steadyhand.tools.versions import (
+    DIFF_MAX_CHARS,
     clock,
     current_content,
     iso,
     not_text,
     refresh,
-    remove,
     require_history,
     restore,
     store_failed,
@@ -205,6 +209,10 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
             "what to do."
         )
     head += syntax_summary(syntax)
+    done = set(restored) | set(deleted)
+    diff = _rewind_diff(ctx, [x for x in plans if x.path in done], include_diff=p.include_diff)
+    if diff.get("diff_omitted"):
+        head += " " + omitted_note(diff)
     return success(
         head + "\n" + "\n".join(lines),
         checkpoint=cp.id,
@@ -213,8 +221,29 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
         skipped=skipped,
         unchanged=unchanged,
         not_on_disk=sorted(buffer_only),
+        **diff,
         **syntax_fields(syntax),
     )
+
+
+def _rewind_diff(ctx: ToolContext, done: list[_Plan], *, include_diff: bool) -> dict[str, object]:
+    """What a rewind changed, as one diff of every file it restored or deleted, under
+    the rule of every change's result: whole when short (or asked for), else left out,
+    with each file's changed line ranges (``changed``: path -> ranges)."""
+    diffs: dict[str, tuple[str, int]] = {}
+    for plan in done:
+        old = plan.now.view if plan.now is not None else ""
+        new = to_view(plan.text) if plan.text is not None else ""
+        if len(old) + len(new) <= DIFF_MAX_CHARS:  # larger: only named in the listing
+            diffs[plan.path] = (whole_diff(old, new, name=plan.path), count_lines(new))
+    whole = "".join(d if d.endswith("\n") else d + "\n" for d, _ in diffs.values())
+    if include_diff or short_diff(ctx, whole):
+        return {"diff": whole}
+    changed = {path: diff_fields(ctx, d, n).get("changed", []) for path, (d, n) in diffs.items()}
+    for path, (d, n) in diffs.items():
+        if not changed[path]:  # short alone, too long together
+            changed[path] = [[a, b] for a, b in changed_ranges(d, n)][:CHANGED_RANGES_MAX]
+    return {"diff_omitted": True, "changed": changed}
 
 
 async def _apply_all(

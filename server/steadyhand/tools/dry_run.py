@@ -8,12 +8,12 @@ to the current content (which a real call's ``stale`` refusal does).
 
 from __future__ import annotations
 
+from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.file_state import FileRecord, Session, merge_ranges
 from steadyhand.state.staleness import is_stale
 from steadyhand.text.diff import whole_diff
-from steadyhand.tools.context import ToolContext
 from steadyhand.tools.records import refuse_if_stale, short_diff
 
 

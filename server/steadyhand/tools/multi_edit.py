@@ -9,23 +9,20 @@ original text and sent as ONE change (one WorkspaceEdit, one undo step in an edi
 from __future__ import annotations
 
 import itertools
-from stat import S_ISDIR
 
+from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot
-from steadyhand.guards.protected import check_writable
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import EditItem, MultiEditParams
 from steadyhand.protocol.results import Result
 from steadyhand.state.file_state import FileRecord
 from steadyhand.text.lines import to_view
-from steadyhand.text.matching import EXACT, EditPlan, Splice, apply_splices, compose, exact_places
-from steadyhand.tools.context import ToolContext
-from steadyhand.tools.dry_run import check_fresh, note_shown
-from steadyhand.tools.edit import apply_plan, plan_one, shown_lines
-from steadyhand.tools.notebook_edit import refuse_notebook
-from steadyhand.tools.records import require_read
-from steadyhand.tools.suggest import not_found
-from steadyhand.tools.write import create_file
+from steadyhand.text.matching import EXACT, EditPlan, exact_places
+from steadyhand.text.splices import Splice, apply_splices, compose
+from steadyhand.tools.create import create_file
+from steadyhand.tools.dry_run import note_shown
+from steadyhand.tools.edit_plan import apply_plan, plan_one, shown_lines
+from steadyhand.tools.mutation import open_target
 
 TOOL = "multiEdit"
 
@@ -153,37 +150,32 @@ def _summary(plans: list[EditPlan]) -> str:
 
 
 async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
-    rp = ctx.resolve(p.file_path)
-    path = rp.path
-    check_writable(ctx, path, p.session)
-    async with ctx.locks.hold(path) as held:
-        buffer = ctx.world.current(path)
-        st = rp.status(again=held.waited) if buffer is None else None
-        if buffer is None and st is None:
+    async with open_target(
+        ctx,
+        p.file_path,
+        p.session,
+        TOOL,
+        dry_run=p.dry_run,
+        include_diff=p.include_diff,
+        notebooks=False,
+    ) as target:
+        path = target.path
+        if not target.exists:
             if p.edits[0].old_string != "":
-                raise not_found(path)
+                raise target.not_found()
             first = p.edits[0].new_string
             content = first
             later: list[EditPlan] = []
             if len(p.edits) > 1:
                 content, _, later = plan_all(to_view(first), path, p.edits[1:], before=1)
-            made = await create_file(ctx, path, content, p.session, tool=TOOL, dry_run=p.dry_run)
+            made = await create_file(target, content)
             per_edit = [(1, "exact")] + [(pl.replacements, pl.tier.name) for pl in later]
             made["replacements"] = sum(n for n, _ in per_edit)
             made["matched"] = [tier for _, tier in per_edit]
             made["edits"] = [{"replacements": n, "matched": tier} for n, tier in per_edit]
             return made
-        if st is not None and S_ISDIR(st.st_mode):
-            raise ToolError(
-                ErrorCode.IS_DIRECTORY,
-                f"{path} is a directory; multiEdit changes files. Pass the path of a file.",
-                path=path,
-            )
-        refuse_notebook(ctx, path)
-        session = ctx.sessions.get(p.session)
-        rec = require_read(session, path, TOOL)
-        snap = buffer if buffer is not None else ctx.snapshot(path)
-        check_fresh(ctx, session, rec, snap, TOOL, dry_run=p.dry_run)
+        rec = target.require_read()
+        snap = target.fresh(rec)
         view = snap.view
         on_base = plan_on_base(view, path, p.edits)
         steps: list[tuple[Splice, ...]] | None = None
@@ -194,7 +186,7 @@ async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
                 final, steps, plans = plan_all(view, path, p.edits)
             except ToolError as err:
                 if not p.dry_run and err.fields.get("edit_index") == 0:
-                    note_shown(session, rec, err)
+                    note_shown(target.session, rec, err)
                 raise
             composed = compose(len(view), steps)
         if final == view:
@@ -210,13 +202,10 @@ async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
         except ToolError as err:
             raise _unseen(rec, snap, plans, steps, err) from None
         result = await apply_plan(
-            ctx,
+            target,
             rec,
             snap,
             combined,
-            p.session,
-            tool=TOOL,
-            dry_run=p.dry_run,
             summary=_summary(plans),
             lines=lines,
             new_view=final,

@@ -10,12 +10,12 @@ open document.
 from __future__ import annotations
 
 import bisect
-import os
 
+from steadyhand.apply.guarded import findings_fields
+from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, mixed_view
 from steadyhand.formats import notebook as nb_fmt
 from steadyhand.guards.protected import check_writable
-from steadyhand.guards.world import findings_fields
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import NotebookEditParams
 from steadyhand.protocol.results import Result, success
@@ -28,38 +28,15 @@ from steadyhand.state.file_state import (
     shift_ranges,
 )
 from steadyhand.text.diff import stat, whole_diff
-from steadyhand.text.matching import apply_splices, raw_splices
-from steadyhand.tools.context import Change, ToolContext
+from steadyhand.text.lines import count_lines, to_view
+from steadyhand.text.splices import apply_splices, raw_splices
+from steadyhand.tools.mutation import Target, commit, open_target
 from steadyhand.tools.records import (
     NOTEBOOK_TOOL,
-    record_for,
-    refuse_if_stale,
-    remember,
-    require_read,
+    omitted_note,
 )
-from steadyhand.tools.suggest import not_found
-from steadyhand.tools.write import encode_for
 
 TOOL = "notebookEdit"
-
-
-def refuse_notebook(ctx: ToolContext, path: str) -> None:
-    """Raise ``wrong_tool`` when ``path`` is a notebook: its cells are changed with
-    notebookEdit. A ``.ipynb`` that is not valid notebook JSON may be repaired with edit."""
-    if not nb_fmt.is_notebook_path(path):
-        return
-    try:
-        nb_fmt.parse(ctx.snapshot(path).view)
-    except (nb_fmt.NotebookError, ToolError):
-        return
-    raise ToolError(
-        ErrorCode.WRONG_TOOL,
-        f"{path} is a Jupyter notebook; edit does not change notebooks, because their "
-        "JSON must stay valid. Use notebookEdit with the cell's id (from read) and "
-        "new_source instead.",
-        path=path,
-        use="steadyhand.notebookEdit",
-    )
 
 
 def _cells_list(nb: nb_fmt.Notebook, limit: int = 12) -> str:
@@ -170,21 +147,14 @@ async def notebook_edit(ctx: ToolContext, p: NotebookEditParams) -> Result:
             use="steadyhand.edit",
         )
     mode = p.edit_mode
-    async with ctx.locks.hold(path):
-        buffer = ctx.world.current(path)
-        if buffer is None and not os.path.lexists(path):
-            raise not_found(path)
-        if buffer is None and os.path.isdir(path):
-            raise ToolError(
-                ErrorCode.IS_DIRECTORY,
-                f"{path} is a directory; notebookEdit changes notebook files.",
-                path=path,
-            )
-        session = ctx.sessions.get(p.session)
-        rec = require_read(session, path, TOOL)
-        snap = buffer if buffer is not None else ctx.snapshot(path)
+    async with open_target(ctx, path, p.session, TOOL, include_diff=p.include_diff) as target:
+        if not target.exists:
+            raise target.not_found()
+        session = target.session
+        rec = target.require_read()
+        snap = target.current()
         try:
-            refuse_if_stale(ctx, session, rec, snap, NOTEBOOK_TOOL)
+            target.fresh(rec, snap, stale_as=NOTEBOOK_TOOL)
         except ToolError as exc:
             raise _stale_positions(session, snap, exc) from exc.__cause__
         try:
@@ -224,7 +194,7 @@ async def notebook_edit(ctx: ToolContext, p: NotebookEditParams) -> Result:
             assert cell is not None
             _require_shown(rec, path, cell, positional, "delete")
             change = nb_fmt.delete_cell(nb, cell)
-        return await _apply(ctx, p, rec, snap, nb, change)
+        return await _apply(target, p, rec, snap, nb, change)
 
 
 def _moved(nb: nb_fmt.Notebook, mode: str, index: int) -> list[tuple[int, int]]:
@@ -270,7 +240,7 @@ def _renumbered_note(moved: list[tuple[int, int]], shown_pairs: int = 4) -> str:
 
 
 async def _apply(
-    ctx: ToolContext,
+    target: Target,
     p: NotebookEditParams,
     rec: FileRecord,
     snap: Snapshot,
@@ -295,20 +265,6 @@ async def _apply(
             "written. Retry once; if it fails again, tell the user.",
             path=path,
         ) from exc
-    data = encode_for(ctx, path, new_raw, snap.encoding)
-    applied = await ctx.world.apply(
-        Change(
-            path,
-            snap,
-            new_raw,
-            data,
-            snap.encoding,
-            TOOL,
-            splices=change.splices,
-            session=p.session,
-        )
-    )
-    after = applied.snapshot
     total = len(after_nb.cells)
     i = change.index
     mode = p.edit_mode
@@ -325,12 +281,17 @@ async def _apply(
     # one, so it counts as not shown until read again (an edit by the old name would
     # land on another cell).
     shown = _without(shown, [new for _, new in moved])
-    session = ctx.sessions.get(p.session)
-    session.put(record_for(after, shown, None, remember(ctx, after)).replace(total_lines=total))
+    applied = await commit(
+        target.ctx,
+        target.change(snap, new_raw, snap.encoding, splices=change.splices),
+        shown=shown,
+        total_lines=total,
+    )
 
     name = f"{path}#{change.cell_id}"
     diff = whole_diff(change.old_source, change.new_source, name=name)
     ds = stat(diff)
+    fields = target.diff_fields(diff, count_lines(to_view(change.new_source)))
     if mode == "replace":
         head = (
             f"Replaced the source of cell {i} (id {change.cell_id}, {change.cell_type}) in {path}"
@@ -359,10 +320,8 @@ async def _apply(
         head += " " + _renumbered_note(moved)
     if applied.note:
         head += " " + applied.note
-    if ctx.on_change is not None:
-        r = ctx.on_change(path, TOOL)
-        if r is not None:
-            await r
+    if fields.get("diff_omitted"):
+        head += " " + omitted_note(fields)
     return success(
         head,
         path=path,
@@ -371,7 +330,7 @@ async def _apply(
         cell_index=i,
         cell_type=change.cell_type,
         total_cells=total,
-        diff=diff,
+        **fields,
         added=ds.added,
         removed=ds.removed,
         via=applied.via,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 
-from steadyhand import formats
+from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, from_raw
 from steadyhand.fs.reader import read_all, stream_window
 from steadyhand.guards.secrets import read_note
@@ -17,8 +17,8 @@ from steadyhand.protocol.results import Result, success
 from steadyhand.state.file_state import merge_ranges
 from steadyhand.state.staleness import is_stale
 from steadyhand.text.render import estimate_tokens, number_lines
-from steadyhand.tools.context import ToolContext
-from steadyhand.tools.records import record_for, remember
+from steadyhand.tools import read_formats as formats
+from steadyhand.tools.records import file_unchanged, record_for, remember
 from steadyhand.tools.suggest import not_found
 
 
@@ -85,14 +85,7 @@ def _read_snapshot(
     fields = _fields(snap, total)
 
     if prev is not None and not prev.stale and prev.last_read == key and not is_stale(prev, snap):
-        return success(
-            f"{snap.path} is unchanged since you last read these lines in this session; "
-            "what you saw then is still current, so it is not repeated here.",
-            type="file_unchanged",
-            start_line=start,
-            num_lines=0,
-            **fields,
-        )
+        return file_unchanged(snap.path, start, fields, what="these lines")
 
     same_content = prev is not None and not is_stale(prev, snap)
     base_shown = prev.shown if (prev is not None and same_content) else ()
@@ -191,14 +184,7 @@ async def _read_large(ctx: ToolContext, p: ReadParams, rp: ResolvedPath, start: 
     same = prev is not None and prev.source == "disk" and prev.hash == win.hash
     key = (p.offset, p.limit)
     if same and prev is not None and not prev.stale and prev.last_read == key:
-        return success(
-            f"{rp.path} is unchanged since you last read these lines in this session; "
-            "what you saw then is still current, so it is not repeated here.",
-            type="file_unchanged",
-            start_line=start,
-            num_lines=0,
-            **fields,
-        )
+        return file_unchanged(rp.path, start, fields, what="these lines")
     base = prev.shown if (same and prev is not None) else ()
     end = min(total, start + limit - 1)
     shown = merge_ranges(base, (start, end)) if win.lines else base

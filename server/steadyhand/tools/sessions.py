@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import difflib
 
+from steadyhand.context import ToolContext
 from steadyhand.protocol.commands import DEFAULT_SESSION
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import CloseParams, ForkParams
 from steadyhand.protocol.results import Result, success
-from steadyhand.tools.context import ToolContext
 
 
 def _exists(ctx: ToolContext, name: str) -> bool:

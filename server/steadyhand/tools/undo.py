@@ -7,99 +7,31 @@ undoing it again brings the change back.
 
 from __future__ import annotations
 
-import datetime
-import os
-
+from steadyhand.apply.guarded import findings_fields
+from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import check_writable
-from steadyhand.guards.world import findings_fields
 from steadyhand.history.store import HistoryStore, Version
-from steadyhand.history.world import delete_via, encoding_from_label
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import HistoryParams, UndoParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.text.diff import stat, whole_diff
-from steadyhand.tools.context import Applied, Change, ToolContext
-from steadyhand.tools.records import full_range, record_for, remember
-from steadyhand.tools.write import encode_for
+from steadyhand.tools.mutation import remove
+from steadyhand.tools.records import diff_fields, omitted_note, total_lines
+from steadyhand.tools.versions import (
+    DIFF_MAX_CHARS,
+    clock,
+    current_content,
+    iso,
+    not_text,
+    refresh,
+    require_history,
+    restorable,
+    restore,
+    untouched,
+)
 
-#: Diffs of restores are put in results only for texts up to this many characters.
-DIFF_MAX_CHARS = 200_000
 DEFAULT_HISTORY_LIMIT = 20
-
-
-def require_history(ctx: ToolContext) -> HistoryStore:
-    store = ctx.history
-    if store is None:
-        raise ToolError(
-            ErrorCode.NO_HISTORY,
-            "File history is turned off (the history setting is false), so there are no "
-            "versions to list or restore. Ask the user to turn it on.",
-        )
-    refresh(store)
-    return store
-
-
-def refresh(store: HistoryStore) -> None:
-    """Read what was appended to the index; an unusable store is ``io_error``."""
-    try:
-        store.refresh()
-    except OSError as exc:
-        raise store_failed(store, exc) from exc
-
-
-def store_failed(store: HistoryStore, exc: OSError) -> ToolError:
-    return ToolError(
-        ErrorCode.IO_ERROR,
-        f"The history store in {store.root} cannot be used ({exc.strerror or exc}), so "
-        "nothing was listed, recorded or changed. Ask the user to fix that folder (its "
-        "permissions, free space) or to set historyDir to another one, then retry.",
-    )
-
-
-def clock(t: float) -> str:
-    return datetime.datetime.fromtimestamp(t).strftime("%H:%M:%S")
-
-
-def iso(t: float) -> str:
-    return datetime.datetime.fromtimestamp(t).astimezone().isoformat(timespec="seconds")
-
-
-def current_content(ctx: ToolContext, path: str) -> Snapshot | None:
-    """The file as it is now (open buffer or disk), None if it does not exist. A file
-    that is there but is not text (binary, a folder, a device...) is a ToolError."""
-    buf = ctx.world.current(path)
-    if buf is not None:
-        return buf
-    if not os.path.lexists(path):
-        return None
-    try:
-        return ctx.snapshot(path)
-    except ToolError as err:
-        if err.code == ErrorCode.NOT_FOUND:  # deleted just now
-            return None
-        raise
-
-
-def not_text(err: ToolError) -> str:
-    """What a file that cannot be taken as text now is, for skips and listings."""
-    what = {
-        ErrorCode.BINARY: "a binary file",
-        ErrorCode.IS_DIRECTORY: "a folder",
-        ErrorCode.NOT_REGULAR_FILE: "not a regular file",
-    }.get(err.code)
-    return what or f"unreadable ({err.message.rstrip('.')})"
-
-
-def untouched(v: Version, now: Snapshot | None) -> bool:
-    """Whether the file is still exactly what change ``v`` left."""
-    if now is None:
-        return v.after_view is None
-    return v.after_view is not None and now.view_hash == v.after_view
-
-
-def restorable(store: HistoryStore, v: Version) -> bool:
-    return not v.existed or store.has(v.before)
 
 
 def version_fields(store: HistoryStore, v: Version, current: bool) -> dict[str, object]:
@@ -180,6 +112,7 @@ def history(ctx: ToolContext, p: HistoryParams) -> Result:
 
 async def undo(ctx: ToolContext, p: UndoParams) -> Result:
     store = require_history(ctx)
+    assert p.file_path is not None  # UndoParams asks for it when there is no id
     rp = ctx.resolve(p.file_path)
     path = rp.path
     if p.session is not None:
@@ -195,39 +128,62 @@ async def undo(ctx: ToolContext, p: UndoParams) -> Result:
                 "undo. Call history to see the versions it knows.",
                 path=path,
             )
-        acting = p.session or v.session
-        check_writable(ctx, path, acting)
-        try:
-            now = current_content(ctx, path)
-        except ToolError as err:
-            raise _not_text_now(path, err, v) from err
-        if not untouched(v, now) and not p.force:
-            gone = " was deleted" if now is None else " has changed"
+        return await undo_version(
+            ctx,
+            store,
+            path,
+            v,
+            p.session or v.session,
+            force=p.force,
+            include_diff=p.include_diff,
+        )
+
+
+async def undo_version(
+    ctx: ToolContext,
+    store: HistoryStore,
+    path: str,
+    v: Version,
+    acting: str,
+    *,
+    force: bool,
+    include_diff: bool = False,
+) -> Result:
+    """Take back ``v``, the latest change to ``path``, as ``acting`` (the caller holds the
+    path's lock): restore the text before it, or delete the file it created."""
+    check_writable(ctx, path, acting)
+    try:
+        now = current_content(ctx, path)
+    except ToolError as err:
+        raise _not_text_now(path, err, v) from err
+    if not untouched(v, now) and not force:
+        gone = " was deleted" if now is None else " has changed"
+        raise ToolError(
+            ErrorCode.STALE,
+            f"{path}{gone} since the {v.tool} by session {v.session!r} at {clock(v.time)}, so "
+            "undoing it would throw that newer work away; nothing was changed. Read the "
+            "file to see what is there now. To restore the earlier version anyway, call "
+            "undo again with force: true (what is there now will be kept in history).",
+            path=path,
+            version=v.id,
+            can_force=True,
+        )
+    target: str | None = None
+    if v.existed:
+        target = store.get_text(v.before) if v.before is not None else None
+        if target is None:
             raise ToolError(
-                ErrorCode.STALE,
-                f"{path}{gone} since the {v.tool} by session {v.session!r} at {clock(v.time)}, so "
-                "undoing it would throw that newer work away; nothing was changed. Read the "
-                "file to see what is there now. To restore the earlier version anyway, call "
-                "undo again with force: true (what is there now will be kept in history).",
+                ErrorCode.NO_HISTORY,
+                f"The version of {path} before the {v.tool} by session {v.session!r} at "
+                f"{clock(v.time)} is no longer kept (it was too large, or the history "
+                "budget evicted it), so it cannot be restored. Nothing was changed.",
                 path=path,
                 version=v.id,
             )
-        target: str | None = None
-        if v.existed:
-            target = store.get_text(v.before) if v.before is not None else None
-            if target is None:
-                raise ToolError(
-                    ErrorCode.NO_HISTORY,
-                    f"The version of {path} before the {v.tool} by session {v.session!r} at "
-                    f"{clock(v.time)} is no longer kept (it was too large, or the history "
-                    "budget evicted it), so it cannot be restored. Nothing was changed.",
-                    path=path,
-                    version=v.id,
-                )
-        who = f"the {v.tool} by session {v.session!r} at {clock(v.time)}"
-        if target is None:
-            return await _undo_creation(ctx, path, now, acting, who, v)
-        return await _restore(ctx, path, now, target, v, acting, who)
+    who = f"the {v.tool} by session {v.session!r} at {clock(v.time)}"
+    if target is None:
+        return await _undo_creation(ctx, path, now, acting, who, v)
+    return await _restore(ctx, path, now, target, v, acting, who, include_diff=include_diff)
 
 
 def _not_text_now(path: str, err: ToolError, v: Version) -> ToolError:
@@ -265,7 +221,6 @@ async def _undo_creation(
         f"Undid {who}, which created {path}: the file was deleted. Call undo again to bring "
         "it back."
     )
-    await _notify(ctx, path)
     return success(message, path=path, type="delete", undone=v.id, session=acting)
 
 
@@ -277,6 +232,8 @@ async def _restore(
     v: Version,
     acting: str,
     who: str,
+    *,
+    include_diff: bool,
 ) -> Result:
     if now is not None and now.raw == target:
         raise ToolError(
@@ -290,14 +247,18 @@ async def _restore(
     if now is not None and len(now.view) + len(applied.snapshot.view) <= DIFF_MAX_CHARS:
         diff = whole_diff(now.view, applied.snapshot.view, name=path)
         ds = stat(diff)
-        fields.update(diff=diff, added=ds.added, removed=ds.removed)
+        after = applied.snapshot
+        new_total = total_lines(after)
+        fields.update(diff_fields(ctx, diff, new_total, include_diff=include_diff))
+        fields.update(added=ds.added, removed=ds.removed)
         change = f" (+{ds.added} / -{ds.removed})"
     else:
         change = " (recreated)" if now is None else ""
     message = f"Restored {path} to the version before {who}{change}. Call undo again to redo it."
     if applied.note:
         message += " " + applied.note
-    await _notify(ctx, path)
+    if fields.get("diff_omitted"):
+        message += " " + omitted_note(fields)
     return success(
         message,
         **fields,
@@ -306,38 +267,3 @@ async def _restore(
         on_disk=applied.on_disk,
         **findings_fields(applied),
     )
-
-
-async def restore(
-    ctx: ToolContext,
-    path: str,
-    now: Snapshot | None,
-    text: str,
-    encoding_label: str,
-    *,
-    tool: str,
-    session: str,
-) -> Applied:
-    """Make ``text`` the content of ``path`` through the world; keep the session true."""
-    # An open buffer keeps its own encoding; on disk the version's own encoding returns
-    # (for a change made in an editor buffer: the file's encoding on disk at the time).
-    buffer = now is not None and now.source == "buffer"
-    enc = now.encoding if now is not None and buffer else encoding_from_label(encoding_label)
-    data = encode_for(ctx, path, text, enc)
-    applied = await ctx.world.apply(Change(path, now, text, data, enc, tool, session=session))
-    after = applied.snapshot
-    ctx.sessions.get(session).put(record_for(after, full_range(after), None, remember(ctx, after)))
-    return applied
-
-
-async def remove(ctx: ToolContext, path: str, now: Snapshot, *, tool: str, session: str) -> None:
-    """Delete ``path`` through the world (recorded in history, so it can be undone)."""
-    await delete_via(ctx.world, ctx, path, now, tool=tool, session=session)
-    ctx.sessions.get(session).drop(path)
-
-
-async def _notify(ctx: ToolContext, path: str) -> None:
-    if ctx.on_change is not None:
-        r = ctx.on_change(path, "undo")
-        if r is not None:
-            await r

@@ -2,137 +2,33 @@
 
 from __future__ import annotations
 
-from stat import S_ISDIR
-
-from steadyhand.documents.snapshot import prime_endings
-from steadyhand.fs.reader import encode_or_refuse
-from steadyhand.guards.protected import check_writable
-from steadyhand.guards.syntax import check_syntax
-from steadyhand.guards.world import check_secrets, dry_run_fields, dry_run_note, findings_fields
+from steadyhand.apply.guarded import findings_fields
+from steadyhand.context import ToolContext
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import WriteParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.text.diff import stat, whole_diff
-from steadyhand.text.encoding import UTF8, Encoding
-from steadyhand.text.lines import count_lines, ending_stats, line_ending_name, to_view
-from steadyhand.tools.context import Change, ToolContext
-from steadyhand.tools.dry_run import check_fresh
+from steadyhand.text.lines import ending_stats, line_ending_name, to_view
+from steadyhand.tools.create import create_file
+from steadyhand.tools.mutation import commit, open_target, preview
 from steadyhand.tools.records import (
     full_range,
     lines_from,
+    omitted_note,
     record_for,
-    remember,
-    require_read,
     total_lines,
 )
 
 
-def encode_for(ctx: ToolContext, path: str, text: str, enc: Encoding) -> bytes:
-    """Bytes to store, or ``too_large`` / ``io_error`` when they cannot be stored."""
-    data = encode_or_refuse(path, text, enc)
-    cap = ctx.settings.max_write_bytes
-    if len(data) > cap:
-        raise ToolError(
-            ErrorCode.TOO_LARGE,
-            f"The new content of {path} would be {len(data):,} bytes, over the {cap:,}-byte "
-            "write limit. Split the content into smaller files.",
-            path=path,
-        )
-    return data
-
-
-async def _notify(ctx: ToolContext, path: str, tool: str) -> None:
-    if ctx.on_change is not None:
-        r = ctx.on_change(path, tool)
-        if r is not None:
-            await r
-
-
-async def create_file(
-    ctx: ToolContext,
-    path: str,
-    content: str,
-    session_name: str,
-    *,
-    tool: str,
-    dry_run: bool = False,
-) -> Result:
-    """Create a new file (and its folders) holding ``content`` (``dry_run``: only say so)."""
-    data = encode_for(ctx, path, content, UTF8)
-    change = Change(path, None, content, data, UTF8, tool, session=session_name)
-    if dry_run:
-        findings = await check_secrets(ctx, change)
-        syntax = check_syntax(ctx, change)
-        n = count_lines(to_view(content))
-        diff = whole_diff("", to_view(content), name=path)
-        warning = dry_run_note(findings, syntax)
-        return success(
-            f"Dry run: {path} does not exist; the {tool} would create it with {n} lines "
-            f"({len(data)} bytes). Nothing was written.{warning}",
-            path=path,
-            type="create",
-            lines=n,
-            bytes=len(data),
-            added=n,
-            removed=0,
-            diff=diff,
-            dry_run=True,
-            **({"replacements": 1, "matched": "exact"} if tool != "write" else {}),
-            **dry_run_fields(findings, syntax),
-        )
-    applied = await ctx.world.apply(change)
-    after = applied.snapshot
-    ctx.sessions.get(session_name).put(
-        record_for(after, full_range(after), None, remember(ctx, after))
-    )
-    lines = count_lines(to_view(content))
-    message = f"File created successfully at: {path} (wrote {lines} lines, {len(data)} bytes)."
-    if applied.note:
-        message += " " + applied.note
-    await _notify(ctx, path, tool)
-    edit_fields: dict[str, object] = {}
-    if tool != "write":  # an edit's fields: what it replaced (nothing) and the diff
-        edit_fields = {
-            "replacements": 1,
-            "matched": "exact",
-            "diff": whole_diff("", to_view(content), name=path),
-        }
-    return success(
-        message,
-        path=path,
-        type="create",
-        lines=lines,
-        bytes=len(data),
-        added=lines,
-        removed=0,
-        via=applied.via,
-        on_disk=applied.on_disk,
-        **edit_fields,
-        **findings_fields(applied),
-    )
-
-
 async def write(ctx: ToolContext, p: WriteParams) -> Result:
-    rp = ctx.resolve(p.file_path)
-    path = rp.path
-    check_writable(ctx, path, p.session)
-    if rp.stat is not None and S_ISDIR(rp.stat.st_mode):
-        raise ToolError(
-            ErrorCode.IS_DIRECTORY,
-            f"{path} is a directory, so it cannot be written as a file. Choose a file path "
-            "(for example a name inside that folder).",
-            path=path,
-        )
-    async with ctx.locks.hold(path) as held:
-        buffer = ctx.world.current(path)
-        if buffer is None and rp.status(again=held.waited) is None:
-            return await create_file(
-                ctx, path, p.content, p.session, tool="write", dry_run=p.dry_run
-            )
-        session = ctx.sessions.get(p.session)
-        rec = require_read(session, path, "write")
-        snap = buffer if buffer is not None else ctx.snapshot(path)
-        check_fresh(ctx, session, rec, snap, "write", dry_run=p.dry_run)
+    async with open_target(
+        ctx, p.file_path, p.session, "write", dry_run=p.dry_run, include_diff=p.include_diff
+    ) as target:
+        if not target.exists:
+            return await create_file(target, p.content)
+        path = target.path
+        rec = target.require_read()
+        snap = target.fresh(rec)
         if not rec.full_view:
             ranges = ", ".join(f"{a}-{b}" for a, b in rec.shown) or "none"
             raise ToolError(
@@ -147,7 +43,7 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             # the file's byte-order mark is written anyway (the text read showed none):
             # one copied into the content would become a stray character after it
             content = content[1:]
-        data = encode_for(ctx, path, content, snap.encoding)
+        change = target.change(snap, content, snap.encoding)
         new_view = to_view(content)
         diff = whole_diff(snap.view, new_view, name=path)
         ds = stat(diff)
@@ -160,35 +56,30 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             "lines_after": after_lines,
             "added": ds.added,
             "removed": ds.removed,
-            "diff": diff,
+            **target.diff_fields(diff, after_lines),
         }
-        change = Change(path, snap, content, data, snap.encoding, "write", session=p.session)
+        note = " " + omitted_note(fields) if fields.get("diff_omitted") else ""
         if p.dry_run:
             same = " (it already holds exactly this content)" if content == snap.raw else ""
-            findings = await check_secrets(ctx, change)
-            syntax = check_syntax(ctx, change)
-            warning = dry_run_note(findings, syntax)
+            seen = await preview(ctx, change)
+            warning = seen.note()
             return success(
                 f"Dry run: writing would update {path}{same}: {before_lines} line(s) before, "
                 f"{after_lines} line(s) after (≈ +{ds.added} / -{ds.removed}); nothing was "
-                f"written.{warning}",
+                f"written.{warning}{note}",
                 **fields,
                 dry_run=True,
-                **dry_run_fields(findings, syntax),
+                **seen.fields(),
             )
         if content == snap.raw:
-            session.put(record_for(snap, full_range(snap), None))
+            target.session.put(record_for(snap, full_range(snap), None))
             return success(
                 f"{path} already holds exactly this content; nothing was written.",
                 **fields,
                 via="none",
                 on_disk=True,
             )
-        applied = await ctx.world.apply(change)
-        after = applied.snapshot
-        if after.raw is content:
-            prime_endings(after, new_endings)
-        session.put(record_for(after, full_range(after), None, remember(ctx, after)))
+        applied = await commit(ctx, change, endings=new_endings)
         message = (
             f"The file {path} has been updated successfully. {before_lines} line(s) before, "
             f"{after_lines} line(s) after (≈ +{ds.added} / -{ds.removed})."
@@ -201,7 +92,7 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             )
         if applied.note:
             message += " " + applied.note
-        await _notify(ctx, path, "write")
+        message += note
         return success(
             message,
             **fields,

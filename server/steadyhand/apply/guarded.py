@@ -1,0 +1,121 @@
+"""The guard around the world: every change passes the write rules, the secret scan and
+the syntax check.
+
+:class:`GuardedWorld` wraps whatever world the server uses (disk, editor, or a history
+wrapper around either), so every tool that changes a file is covered without calling the
+guards itself. Tools may still call :func:`check_writable` early for a faster refusal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+
+from steadyhand.change import Applied, Change
+from steadyhand.context import ToolContext, WorldLayer
+from steadyhand.documents.snapshot import Snapshot
+from steadyhand.guards.protected import check_writable
+from steadyhand.guards.secrets import Finding, describe, scan_added
+from steadyhand.guards.syntax import RESTORING_TOOLS, SyntaxReport, check_syntax
+from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.text.lines import to_view
+
+#: Above this many characters the scan runs off the event loop.
+_THREAD_CHARS = 1 << 20
+
+
+class GuardedWorld(WorldLayer):
+    """A world that refuses what may not be written and reports credentials being added."""
+
+    async def apply(self, change: Change) -> Applied:
+        check_writable(self.ctx, change.path, change.session)
+        findings = await check_secrets(self.ctx, change)
+        syntax = check_syntax(self.ctx, change)
+        applied = await self.inner.apply(change)
+        if syntax is not None:
+            syntax.commit(applied.snapshot)
+            # rewind names each file's findings in its own list of files
+            applied = with_syntax(applied, syntax, say=change.tool != "rewind")
+        if not findings:
+            return applied
+        warning = secrets_warning(findings)
+        note = f"{applied.note} {warning}" if applied.note else warning
+        found = tuple(f.as_dict() for f in findings)
+        return dataclasses.replace(applied, note=note, findings=applied.findings + found)
+
+    async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
+        check_writable(self.ctx, path, session)
+        from steadyhand.apply.history import delete_via
+
+        return await delete_via(self.inner, self.ctx, path, before, tool=tool, session=session)
+
+
+async def check_secrets(ctx: ToolContext, change: Change) -> list[Finding]:
+    """The credentials ``change`` adds (none when the scan is off or the tool restores):
+    refused with ``secret_detected`` when the ``secrets`` setting is ``block``. A dry run
+    calls this too, so it answers what the real call would."""
+    if ctx.settings.secrets == "off" or change.tool in RESTORING_TOOLS:
+        return []
+    old = change.before.view if change.before is not None else None
+    new = to_view(change.new_raw)
+    if len(change.new_raw) > _THREAD_CHARS:
+        findings = await asyncio.to_thread(scan_added, old, new, change.splices)
+    else:
+        findings = scan_added(old, new, change.splices)
+    if findings and ctx.settings.secrets == "block":
+        raise ToolError(
+            ErrorCode.SECRET_DETECTED,
+            f"The new text for {change.path} adds what looks like a credential "
+            f"({describe(findings)}), so nothing was written. Keep credentials out of "
+            "files: read them from an environment variable or a secrets manager, and "
+            "retry without the value.",
+            path=change.path,
+            secrets=[f.as_dict() for f in findings],
+        )
+    return findings
+
+
+def secrets_warning(findings: list[Finding]) -> str:
+    """The sentence a result carries when its change adds credential-like text."""
+    return (
+        f"Warning: the change adds what looks like a credential ({describe(findings)}). "
+        "Unless the user asked for it there, move it to an environment variable or a "
+        "secrets manager."
+    )
+
+
+def with_syntax(applied: Applied, syntax: SyntaxReport, *, say: bool = True) -> Applied:
+    """``applied`` carrying the syntax check's fields, and (``say``) its sentence in the
+    note."""
+    sentence = syntax.sentence() if say else ""
+    note = f"{applied.note} {sentence}" if applied.note and sentence else applied.note or sentence
+    return dataclasses.replace(applied, note=note, syntax=syntax.fields())
+
+
+def dry_run_fields(
+    findings: list[Finding], syntax: SyntaxReport | None = None
+) -> dict[str, object]:
+    """The ``secrets`` field of a dry run's result, when the change would add any, and
+    the syntax check's fields, when the file was checked."""
+    fields: dict[str, object] = {"secrets": [f.as_dict() for f in findings]} if findings else {}
+    if syntax is not None:
+        fields.update(syntax.fields())
+    return fields
+
+
+def dry_run_note(findings: list[Finding], syntax: SyntaxReport | None) -> str:
+    """What a dry run's message adds: the secrets warning and the syntax sentence, each
+    when there is one (with a leading space)."""
+    parts = [secrets_warning(findings)] if findings else []
+    if syntax is not None and syntax.sentence():
+        parts.append(syntax.sentence())
+    return "".join(" " + p for p in parts)
+
+
+def findings_fields(applied: Applied) -> dict[str, object]:
+    """The ``secrets`` field of a result, when the change added credential-like text, and
+    the syntax check's fields, when the file was checked."""
+    fields: dict[str, object] = {"secrets": list(applied.findings)} if applied.findings else {}
+    if applied.syntax is not None:
+        fields.update(applied.syntax)
+    return fields

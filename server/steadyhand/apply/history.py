@@ -1,0 +1,320 @@
+"""Recording history around the world: the content a change replaces is kept first.
+
+:class:`HistoryWorld` wraps whatever world the server uses; every change any tool sends
+through ``ctx.world.apply`` (edit, write, undo, rewind, and tools added later) has the
+file's previous content saved before it is delegated, and is entered in the index once
+it succeeded. Deleting a file (an undo of a creation) goes through :func:`delete_via`.
+
+An undo or a rewind may replace content that exists nowhere else (a forced undo over the
+user's newer work): such a change is refused, the file untouched, when that content
+cannot be kept. Once a change is handed inward it is finished and recorded even if its
+request is cancelled meanwhile (:func:`run_to_end`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+import time
+from collections.abc import Sequence
+from typing import TypeVar
+
+from steadyhand.apply.disk import delete_from_disk
+from steadyhand.change import Applied, Change, World
+from steadyhand.context import ToolContext, WorldLayer
+from steadyhand.documents.snapshot import Snapshot, from_disk
+from steadyhand.fs.state_dir import state_dir
+from steadyhand.history.store import HistoryStore, Version, new_id
+from steadyhand.history.store import workspace_key as _workspace_key
+from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.tasks import run_to_end
+from steadyhand.text.diff import splices_diff, stat, whole_diff
+from steadyhand.text.encoding import UTF8, Encoding
+from steadyhand.text.lines import count_lines
+from steadyhand.text.splices import Splice, apply_splices
+
+log = logging.getLogger(__name__)
+
+_THREAD_CHARS = 1 << 20
+#: Tools whose changes are refused when the content they replace cannot be kept: they
+#: may replace work that is in no other version (a forced undo, a rewind).
+MUST_KEEP = frozenset({"undo", "rewind"})
+
+T = TypeVar("T")
+
+
+def encoding_from_label(label: str) -> Encoding:
+    if label == "utf-8-sig":
+        return Encoding("utf-8", bom=True)
+    if label.startswith("utf-16"):
+        return Encoding(label, bom=True)
+    if label == "latin-1":
+        return Encoding("latin-1")
+    return UTF8
+
+
+def configure(ctx: ToolContext, folders: list[str]) -> None:
+    """Point ``ctx.history`` at the store for these settings and workspace folders."""
+    s = ctx.settings
+    if not s.history:
+        ctx.history = None
+        return
+    base = os.path.expanduser(s.history_dir) if s.history_dir else state_dir()
+    root = os.path.join(os.path.abspath(base), _workspace_key(folders))
+    cur = ctx.history
+    if cur is not None and cur.root == root:
+        cur.resize(s.history_max_bytes, s.history_max_file_bytes)
+        return
+    ctx.history = HistoryStore(root, s.history_max_bytes, s.history_max_file_bytes, tuple(folders))
+    log.info("history store: %s", root)
+
+
+async def _keep(
+    store: HistoryStore, snap: Snapshot | None, *, tool: str, required: bool
+) -> tuple[str | None, str]:
+    """Save the content a change replaces; returns (key or None, a note if not kept).
+    ``required``: refuse the change (ToolError) rather than lose that content."""
+    if snap is None:
+        return None, ""
+    known = _known_key(snap)
+    try:
+        if len(snap.raw) > _THREAD_CHARS:
+            key = await asyncio.to_thread(store.put_text, snap.raw, known)
+            store.compress_soon()  # back on the event loop: after the answer
+        else:
+            key = store.put_text(snap.raw, known)
+    except OSError as exc:
+        if required:
+            raise _cannot_keep(store, snap, tool, exc) from exc
+        log.warning("history: could not keep the previous content of %s: %s", snap.path, exc)
+        return None, (f"(The previous content could not be kept for undo: {exc.strerror or exc}.)")
+    if key is None:
+        if required:
+            raise _cannot_keep(store, snap, tool, None)
+        return None, "(The previous content is too large to keep for undo.)"
+    return key, ""
+
+
+def _known_key(snap: Snapshot) -> str | None:
+    """The blob key of a snapshot's text when its hash is that key: the hash of its text
+    as UTF-8, when that is what it was read as."""
+    return snap.hash if snap.source == "buffer" or snap.encoding == UTF8 else None
+
+
+def _keep_after(store: HistoryStore, after: Snapshot | None) -> str | None:
+    """Keep the content a change left (so that the change can be taken back on its own
+    after later ones); its key, or None when it cannot be kept. Never fails the change."""
+    if after is None:
+        return None
+    try:
+        return store.put_text(after.raw, _known_key(after))
+    except OSError as exc:
+        log.warning("history: could not keep the new content of %s: %s", after.path, exc)
+        return None
+
+
+def _cannot_keep(store: HistoryStore, snap: Snapshot, tool: str, exc: OSError | None) -> ToolError:
+    path = snap.path
+    if exc is not None:
+        return ToolError(
+            ErrorCode.IO_ERROR,
+            f"Nothing was changed: what {path} holds now could not be kept in history "
+            f"({exc.strerror or exc}), so the {tool} would lose it. Ask the user to free "
+            f"space in, or fix the permissions of, {store.root}; then retry.",
+            path=path,
+        )
+    size = len(snap.raw.encode("utf-8", "surrogatepass"))
+    setting, limit = "historyMaxFileBytes", store.max_file_bytes
+    if size <= limit:
+        setting, limit = "historyMaxBytes", store.max_bytes
+    return ToolError(
+        ErrorCode.TOO_LARGE,
+        f"Nothing was changed: what {path} holds now ({size:,} bytes) is over the {setting} "
+        f"setting ({limit:,} bytes), so it cannot be kept in history and the {tool} would "
+        f"lose it. Ask the user to raise {setting} (or to move the file aside, keeping "
+        "its content), then retry.",
+        path=path,
+    )
+
+
+def _record(
+    store: HistoryStore,
+    path: str,
+    before: Snapshot | None,
+    key: str | None,
+    after: Snapshot | None,
+    *,
+    tool: str,
+    session: str,
+    splices: Sequence[Splice] | None = None,
+    exact: bool = False,
+    label: str | None = None,
+) -> None:
+    if before is not None and after is not None and splices:
+        # a change at known places: count the lines of a diff around them only
+        new_view = after.view
+        # ``exact``: the world stored the very text the tool made from the splices
+        planned = exact or new_view == apply_splices(before.view, splices)
+        if planned:
+            diff = splices_diff(before.view, new_view, splices, name=path)
+        else:  # the editor changed more than the splices (a formatter on save)
+            diff = whole_diff(before.view, new_view, name=path)
+        ds = stat(diff)
+        added, removed = ds.added, ds.removed
+    elif before is None or after is None:  # a creation or a deletion: every line counts
+        added = count_lines(after.view) if after is not None else 0
+        removed = count_lines(before.view) if before is not None else 0
+    elif len(before.raw) > _THREAD_CHARS:
+        added = removed = 0
+    else:  # the diff a write just showed (kept by whole_diff), or a new one
+        ds = stat(whole_diff(before.view, after.view, name=path))
+        added, removed = ds.added, ds.removed
+    version = Version(
+        id=new_id(),
+        path=path,
+        time=time.time(),
+        session=session,
+        tool=tool,
+        existed=before is not None,
+        before=key,
+        before_view=before.view_hash if before is not None else None,
+        before_size=before.size if before is not None else 0,
+        encoding=label or _label(before, after),
+        after_view=after.view_hash if after is not None else None,
+        after_size=after.size if after is not None else 0,
+        added=added,
+        removed=removed,
+        after=_keep_after(store, after),
+    )
+    try:
+        store.append(version)
+    except OSError as exc:
+        log.warning("history: could not record a change to %s: %s", path, exc)
+
+
+def _label(before: Snapshot | None, after: Snapshot | None) -> str:
+    snap = before if before is not None else after
+    return snap.encoding.label if snap is not None else "utf-8"
+
+
+def _disk_label(before: Snapshot | None) -> str | None:
+    """The encoding a restore of ``before`` on disk is to use, when it is not the
+    snapshot's own: an editor buffer holds text, so for a change made there it is the
+    encoding of the file on disk, read before the change (the editor may save it
+    differently)."""
+    if before is None or before.source != "buffer":
+        return None
+    try:
+        return from_disk(before.path).encoding.label
+    except (ToolError, OSError):
+        return None  # not on disk (a new buffer), or not text: the buffer's
+
+
+class HistoryWorld(WorldLayer):
+    """A world that keeps every version it replaces (see the module docstring)."""
+
+    async def apply(self, change: Change) -> Applied:
+        store = self.ctx.history
+        if store is None:
+            return await self.inner.apply(change)
+        required = change.tool in MUST_KEEP
+        key, note = await _keep(store, change.before, tool=change.tool, required=required)
+        label = _disk_label(change.before)
+        applied = await run_to_end(self._apply(store, change, key, label))
+        if note:
+            return Applied(
+                applied.via,
+                applied.snapshot,
+                applied.on_disk,
+                f"{applied.note} {note}".strip(),
+                applied.findings,
+            )
+        return applied
+
+    async def _apply(
+        self, store: HistoryStore, change: Change, key: str | None, label: str | None
+    ) -> Applied:
+        applied = await self.inner.apply(change)
+        # The entry (with its line counts) is written just after the answer goes out.
+        store.defer(
+            functools.partial(
+                _record,
+                store,
+                change.path,
+                change.before,
+                key,
+                applied.snapshot,
+                tool=change.tool,
+                session=change.session,
+                splices=change.splices,
+                exact=applied.snapshot.raw is change.new_raw,
+                label=label,
+            )
+        )
+        return applied
+
+    async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
+        store = self.ctx.history
+        if store is None:
+            return await delete_via(self.inner, self.ctx, path, before, tool=tool, session=session)
+        # A deletion always replaces content: it is refused unless that content is kept.
+        key, _ = await _keep(store, before, tool=tool, required=True)
+        return await run_to_end(self._delete(store, path, before, key, tool=tool, session=session))
+
+    async def _delete(
+        self,
+        store: HistoryStore,
+        path: str,
+        before: Snapshot,
+        key: str | None,
+        *,
+        tool: str,
+        session: str,
+    ) -> Applied:
+        label = _disk_label(before)  # while the file is still there
+        applied = await delete_via(self.inner, self.ctx, path, before, tool=tool, session=session)
+        _record(store, path, before, key, None, tool=tool, session=session, label=label)
+        return Applied(applied.via, applied.snapshot, applied.on_disk)
+
+
+async def delete_via(
+    world: World, ctx: ToolContext, path: str, before: Snapshot, *, tool: str, session: str
+) -> Applied:
+    """Delete ``path`` through ``world`` if it can delete, else from disk.
+
+    A world that knows about open documents provides ``delete`` itself; the fallback
+    refuses to delete a file that is open in the editor, since the editor would keep it.
+    """
+    deleter = getattr(world, "delete", None)
+    if deleter is not None:
+        result: Applied = await deleter(path, before, tool=tool, session=session)
+        return result
+    if world.current(path) is not None:
+        raise ToolError(
+            ErrorCode.EDIT_REJECTED,
+            f"{path} is open in the editor, which would keep it alive after a delete, so it "
+            "was left as it is. Ask the user to close it, then retry.",
+            path=path,
+        )
+    return delete_from_disk(path, before, ctx.syscalls, fsync=ctx.settings.fsync)
+
+
+def unwrap(world: World) -> World:
+    """The innermost world under any wrappers (``inner`` attributes)."""
+    while True:
+        inner = getattr(world, "inner", None)
+        if inner is None:
+            return world
+        world = inner
+
+
+__all__ = [
+    "MUST_KEEP",
+    "HistoryWorld",
+    "configure",
+    "delete_via",
+    "encoding_from_label",
+    "unwrap",
+]

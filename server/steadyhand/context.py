@@ -1,0 +1,59 @@
+"""What every tool and every world layer needs: settings, roots, sessions, the content
+store, locks, history, and the world changes go to."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from steadyhand.change import World
+from steadyhand.config import Settings
+from steadyhand.documents.snapshot import Snapshot, from_disk
+from steadyhand.fs.syscalls import Syscalls
+from steadyhand.paths.resolve import ResolvedPath, Roots, resolve
+from steadyhand.state.content_store import ContentStore
+from steadyhand.state.file_state import SessionRegistry
+from steadyhand.state.locks import PathLocks
+
+if TYPE_CHECKING:
+    from steadyhand.history.store import HistoryStore
+
+
+class WorldLayer:
+    """A world wrapped around another: where content comes from passes through, and
+    :meth:`apply` adds its own step before or after handing the change inward."""
+
+    def __init__(self, inner: World, ctx: ToolContext) -> None:
+        self.inner = inner
+        self.ctx = ctx
+
+    def current(self, path: str) -> Snapshot | None:
+        return self.inner.current(path)
+
+
+@dataclass
+class ToolContext:
+    settings: Settings
+    roots: Roots
+    sessions: SessionRegistry
+    store: ContentStore
+    syscalls: Syscalls
+    world: World
+    locks: PathLocks = field(default_factory=PathLocks)
+    #: Where replaced versions are kept (None: history is off).
+    history: HistoryStore | None = None
+    #: Called after a command succeeded (the server starts watching the roots then).
+    on_success: Callable[[], None] | None = None
+    #: The health check's answer (``ping``): the server fills in what it knows.
+    status: Callable[[], dict[str, Any]] = field(default=lambda: {"ok": True, "message": "pong"})
+    #: The language id the editor gave the open document at a path (None: not open).
+    language_id: Callable[[str], str | None] = field(default=lambda path: None)
+
+    def resolve(self, file_path: str) -> ResolvedPath:
+        return resolve(file_path, self.roots)
+
+    def snapshot(self, path: str) -> Snapshot:
+        """The current content: the open buffer if there is one, else the disk."""
+        buf = self.world.current(path)
+        return buf if buf is not None else from_disk(path)

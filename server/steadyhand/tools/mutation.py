@@ -1,0 +1,244 @@
+"""The one way a tool changes a file: open it for a change, then commit the change.
+
+Every change path (edit, multiEdit, write, notebookEdit, undo, rewind) goes through here:
+
+* :func:`open_target` resolves the path, refuses what may not be written, takes the
+  path's lock, and looks at what is there now (an open buffer, the file, nothing, a
+  folder). Inside it, :meth:`Target.fresh` gives the content the change is planned on
+  once the session has read it and it has not changed since (``not_read``, ``stale``).
+* :func:`commit` encodes the new text, hands the change to the world (guards, history,
+  then the editor or the disk) and moves the session's record to the result, so the
+  agent can change the file again without reading it.
+* :func:`preview` runs the checks a real commit runs, for a dry run, changing nothing.
+
+A tool is then its planning and its message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from stat import S_ISDIR
+
+from steadyhand.apply.guarded import check_secrets, dry_run_fields, dry_run_note
+from steadyhand.apply.history import delete_via
+from steadyhand.change import Applied, Change
+from steadyhand.context import ToolContext
+from steadyhand.documents.snapshot import Snapshot, prime_endings
+from steadyhand.formats import notebook as nb_fmt
+from steadyhand.fs.reader import encode_or_refuse
+from steadyhand.guards.protected import check_writable
+from steadyhand.guards.secrets import Finding
+from steadyhand.guards.syntax import SyntaxReport, check_syntax
+from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.state.file_state import FileRecord, Range, Session
+from steadyhand.text.encoding import Encoding
+from steadyhand.text.lines import EndingStats
+from steadyhand.text.splices import Splice
+from steadyhand.tools.dry_run import check_fresh
+from steadyhand.tools.records import diff_fields, full_range, record_for, remember, require_read
+from steadyhand.tools.suggest import not_found
+
+
+def encode(ctx: ToolContext, path: str, text: str, enc: Encoding) -> bytes:
+    """The bytes to store for ``text``, or ``too_large`` / ``io_error`` when they cannot
+    be stored (over the write limit, or not representable in the file's encoding)."""
+    data = encode_or_refuse(path, text, enc)
+    cap = ctx.settings.max_write_bytes
+    if len(data) > cap:
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"The new content of {path} would be {len(data):,} bytes, over the {cap:,}-byte "
+            "write limit. Split the content into smaller files.",
+            path=path,
+        )
+    return data
+
+
+def is_directory(path: str, tool: str) -> ToolError:
+    """The one refusal for a change aimed at a folder."""
+    return ToolError(
+        ErrorCode.IS_DIRECTORY,
+        f"{path} is a directory; {tool} changes files. Pass the path of a file (for "
+        "example a name inside that folder).",
+        path=path,
+    )
+
+
+def refuse_notebook(ctx: ToolContext, path: str, tool: str) -> None:
+    """Raise ``wrong_tool`` when ``path`` is a notebook: its cells are changed with
+    notebookEdit. A ``.ipynb`` that is not valid notebook JSON may be repaired as text."""
+    if not nb_fmt.is_notebook_path(path):
+        return
+    try:
+        nb_fmt.parse(ctx.snapshot(path).view)
+    except (nb_fmt.NotebookError, ToolError):
+        return
+    raise ToolError(
+        ErrorCode.WRONG_TOOL,
+        f"{path} is a Jupyter notebook; {tool} does not change notebooks, because their "
+        "JSON must stay valid. Use notebookEdit with the cell's id (from read) and "
+        "new_source instead.",
+        path=path,
+        use="steadyhand.notebookEdit",
+    )
+
+
+@dataclass
+class Target:
+    """A file opened for a change: resolved, allowed, and locked for this call."""
+
+    ctx: ToolContext
+    path: str
+    tool: str
+    session_name: str
+    dry_run: bool
+    #: The open buffer's content, when the editor has the file open.
+    buffer: Snapshot | None
+    #: Whether there is a file (or a buffer) to change; False: it would be created.
+    exists: bool
+    #: The result carries the whole diff even when it is long.
+    include_diff: bool = False
+
+    def diff_fields(self, diff: str, new_total: int) -> dict[str, object]:
+        """The result's ``diff``, or where the text changed when it is too long."""
+        return diff_fields(self.ctx, diff, new_total, include_diff=self.include_diff)
+
+    @property
+    def session(self) -> Session:
+        return self.ctx.sessions.get(self.session_name)
+
+    def not_found(self) -> ToolError:
+        return not_found(self.path)
+
+    def require_read(self) -> FileRecord:
+        """The session's record of the file, or ``not_read``."""
+        return require_read(self.session, self.path, self.tool)
+
+    def current(self) -> Snapshot:
+        """The content now: the open buffer, else the file."""
+        return self.buffer if self.buffer is not None else self.ctx.snapshot(self.path)
+
+    def fresh(
+        self, rec: FileRecord, snap: Snapshot | None = None, *, stale_as: str | None = None
+    ) -> Snapshot:
+        """The current content (``snap``, if the caller has it), once it is what the
+        session last saw: else ``stale``, with the diff when it is short (``stale_as``:
+        the tool name the refusal uses)."""
+        if snap is None:
+            snap = self.current()
+        check_fresh(self.ctx, self.session, rec, snap, stale_as or self.tool, dry_run=self.dry_run)
+        return snap
+
+    def change(
+        self,
+        before: Snapshot | None,
+        new_raw: str,
+        encoding: Encoding,
+        *,
+        splices: tuple[Splice, ...] | None = None,
+    ) -> Change:
+        """The change that makes ``new_raw`` the file's text (encoded for the disk now,
+        so a text the file's encoding cannot hold is refused before anything happens)."""
+        data = encode(self.ctx, self.path, new_raw, encoding)
+        return Change(
+            self.path,
+            before,
+            new_raw,
+            data,
+            encoding,
+            self.tool,
+            splices=splices,
+            session=self.session_name,
+        )
+
+
+@asynccontextmanager
+async def open_target(
+    ctx: ToolContext,
+    file_path: str,
+    session: str,
+    tool: str,
+    *,
+    dry_run: bool = False,
+    include_diff: bool = False,
+    notebooks: bool = True,
+) -> AsyncIterator[Target]:
+    """Open ``file_path`` for a change by ``tool`` in ``session``, holding its lock.
+
+    Refused before anything is read: a path outside the roots or denied, a protected
+    file or a read-only session (:func:`check_writable`), a folder. ``notebooks``: False
+    for tools that change text and must leave a notebook to notebookEdit."""
+    rp = ctx.resolve(file_path)
+    path = rp.path
+    check_writable(ctx, path, session)
+    async with ctx.locks.hold(path) as held:
+        buffer = ctx.world.current(path)
+        st = rp.status(again=held.waited) if buffer is None else None
+        exists = buffer is not None or st is not None
+        if st is not None and S_ISDIR(st.st_mode):
+            raise is_directory(path, tool)
+        if exists and not notebooks:
+            refuse_notebook(ctx, path, tool)
+        yield Target(ctx, path, tool, session, dry_run, buffer, exists, include_diff)
+
+
+async def commit(
+    ctx: ToolContext,
+    change: Change,
+    *,
+    shown: tuple[Range, ...] | None = None,
+    endings: EndingStats | None = None,
+    total_lines: int | None = None,
+) -> Applied:
+    """Make ``change`` the file's content through the world, and move the session's
+    record to what the world now holds.
+
+    ``shown``: the lines the session has seen of the new text (default: all of it);
+    ``endings``: the new text's line-ending counts, when the tool knows them (no pass
+    over the text); ``total_lines``: the record's unit count when it is not lines (a
+    notebook counts cells)."""
+    applied = await ctx.world.apply(change)
+    after = applied.snapshot
+    if endings is not None and after.raw is change.new_raw:
+        prime_endings(after, endings)
+    seen = full_range(after) if shown is None else shown
+    rec = record_for(after, seen, None, remember(ctx, after))
+    if total_lines is not None:
+        rec = rec.replace(total_lines=total_lines)
+    ctx.sessions.get(change.session).put(rec)
+    return applied
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What a dry run of a change reports: what the world's checks found."""
+
+    #: credentials the change adds
+    findings: list[Finding]
+    #: the syntax errors it introduces (None: the file is not checked)
+    syntax: SyntaxReport | None
+
+    def note(self) -> str:
+        """What the dry run's message adds (with a leading space), or ""."""
+        return dry_run_note(self.findings, self.syntax)
+
+    def fields(self) -> dict[str, object]:
+        """The dry run's ``secrets`` and syntax fields."""
+        return dry_run_fields(self.findings, self.syntax)
+
+
+async def preview(ctx: ToolContext, change: Change) -> Preview:
+    """What a dry run of ``change`` reports: the checks the world runs before it applies
+    a change (credentials added, syntax errors introduced; ``secret_detected`` or
+    ``syntax_error`` when they are refused)."""
+    findings = await check_secrets(ctx, change)
+    return Preview(findings, check_syntax(ctx, change))
+
+
+async def remove(ctx: ToolContext, path: str, now: Snapshot, *, tool: str, session: str) -> None:
+    """Delete ``path`` through the world (recorded in history, so it can be undone); the
+    session forgets the file."""
+    await delete_via(ctx.world, ctx, path, now, tool=tool, session=session)
+    ctx.sessions.get(session).drop(path)

@@ -1,0 +1,518 @@
+"""Reading files that are more than plain text: notebooks, images, PDFs, and the outline
+of text files too large to read whole.
+
+:func:`read_special` is called by the ``read`` tool before its text path: it answers for
+a notebook, an image or a PDF, and returns None for everything else. Every answer keeps
+the session's record of what the agent saw (hash, shown cells or pages), so the
+read-before-write and staleness rules hold for these files too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+
+from steadyhand.context import ToolContext
+from steadyhand.documents.snapshot import Snapshot
+from steadyhand.formats import image as image_fmt
+from steadyhand.formats import notebook as nb_fmt
+from steadyhand.formats import outline as outline_fmt
+from steadyhand.formats import pdf as pdf_fmt
+from steadyhand.fs.reader import read_all
+from steadyhand.paths.resolve import ResolvedPath
+from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.params import ReadParams
+from steadyhand.protocol.results import Result, success
+from steadyhand.state.file_state import FileRecord, Range, merge_ranges
+from steadyhand.state.hashing import content_hash
+from steadyhand.state.staleness import is_stale
+from steadyhand.text.lines import line_ending_name
+from steadyhand.text.render import estimate_tokens
+from steadyhand.tools.records import file_unchanged, record_for, remember
+
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
+PDF_SUFFIX = ".pdf"
+#: Image outputs delivered by one notebook read, at most.
+MAX_NOTEBOOK_IMAGES = 8
+
+
+def kind_by_name(path: str) -> str | None:
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix == nb_fmt.NOTEBOOK_SUFFIX:
+        return "notebook"
+    if suffix in IMAGE_SUFFIXES:
+        return "image"
+    if suffix == PDF_SUFFIX:
+        return "pdf"
+    return None
+
+
+#: How many first bytes :func:`kind_by_head` looks at.
+HEAD_BYTES = 1024
+
+
+def kind_by_head(head: bytes) -> str | None:
+    """``image`` or ``pdf`` from a file's first bytes (its magic), else None."""
+    if image_fmt.sniff(head[:HEAD_BYTES]) is not None:
+        return "image"
+    if head.startswith(pdf_fmt.MAGIC):
+        return "pdf"
+    return None
+
+
+def _sniff(path: str) -> str | None:
+    """``image`` or ``pdf`` from the first bytes of a regular file, without blocking."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        head = os.read(fd, HEAD_BYTES)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return kind_by_head(head)
+
+
+async def read_special(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> Result | None:
+    """The answer for a notebook, image or PDF; None when ``read`` should treat the file
+    as text."""
+    path = rp.path
+    buffer = ctx.world.current(path)
+    kind = kind_by_name(path)
+    sniffed = False
+    if kind is None and buffer is None and rp.stat is not None and rp.stat.st_size > 0:
+        kind = _sniff(path)
+        sniffed = kind is not None
+    if kind is None:
+        if p.pages is not None:
+            raise ToolError(
+                ErrorCode.WRONG_TOOL,
+                f"`pages` selects pages of a PDF, and {path} is not a PDF. Read it without "
+                "`pages` (offset and limit choose lines).",
+                path=path,
+            )
+        return None
+    if kind == "notebook":
+        return await _read_notebook(ctx, p, path)
+    if buffer is not None:
+        return None  # an image or PDF open as text in the editor: the text path decides
+    size = rp.stat.st_size if rp.stat is not None else 0
+    cap = ctx.settings.max_document_bytes
+    if size > cap:
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"{path} is {size:,} bytes, over the {cap:,}-byte limit for reading a "
+            f"{'PDF' if kind == 'pdf' else 'image'}. Ask the user for a smaller version, or "
+            "raise the maxDocumentBytes setting.",
+            path=path,
+            size=size,
+        )
+    if kind == "image":
+        try:
+            return await _read_image(ctx, p, path)
+        except ToolError as err:
+            if sniffed and err.code is ErrorCode.UNREADABLE:
+                return None  # looked like an image but is not one: a binary file
+            raise
+    try:
+        return await _read_pdf(ctx, p, path)
+    except ToolError as err:
+        if sniffed and err.fields.get("reason") == "corrupt":
+            return None
+        raise
+
+
+# -- bookkeeping shared by images and PDFs ---------------------------------------------
+
+
+def _binary_record(
+    path: str,
+    digest: str,
+    st: os.stat_result,
+    parts: int,
+    shown: tuple[Range, ...],
+    key: tuple[int | None, int | None] | None,
+) -> FileRecord:
+    return FileRecord(
+        path=path,
+        hash=digest,
+        view_hash=digest,
+        source="disk",
+        mtime_ns=st.st_mtime_ns,
+        size=st.st_size,
+        encoding="binary",
+        line_ending="none",
+        total_lines=parts,
+        shown=shown,
+        last_read=key,
+    )
+
+
+def _ignored(p: ReadParams, *names: str) -> str:
+    given = [n for n in names if getattr(p, n) not in (None, False)]
+    if not given:
+        return ""
+    listed = " and ".join(f"`{n}`" for n in given)
+    verb = "does" if len(given) == 1 else "do"
+    return f" ({listed} {verb} not apply to this file and was ignored.)"
+
+
+# -- images -------------------------------------------------------------------------
+
+
+def _budget(ctx: ToolContext) -> image_fmt.Budget:
+    s = ctx.settings
+    return image_fmt.Budget(s.image_max_pixels, s.image_max_dimension, s.image_max_bytes)
+
+
+async def _read_image(ctx: ToolContext, p: ReadParams, path: str) -> Result:
+    async with ctx.locks.hold(path):
+        raw = await asyncio.to_thread(read_all, path)
+    digest = content_hash(raw.data)
+    session = ctx.sessions.get(p.session)
+    prev = session.get(path)
+    key: tuple[int | None, int | None] = (None, None)
+    if (
+        prev is not None
+        and not prev.stale
+        and prev.source == "disk"
+        and prev.hash == digest
+        and prev.last_read == key
+    ):
+        return file_unchanged(
+            str({"path": path, "size": raw.st.st_size}["path"]),
+            1,
+            {"path": path, "size": raw.st.st_size},
+            what="this part",
+        )
+    img = await asyncio.to_thread(image_fmt.deliver, path, raw.data, _budget(ctx))
+    session.put(_binary_record(path, digest, raw.st, 1, ((1, 1),), key))
+    message = (
+        f"Image {path}: {img.original_format}, {img.original_width}×{img.original_height} "
+        f"pixels, {img.original_bytes:,} bytes."
+    )
+    if img.resized:
+        message += (
+            f" Downscaled to {img.width}×{img.height} to fit the image budget and delivered as "
+            f"{img.media_type} ({len(img.data):,} bytes)"
+        )
+        if img.frames > 1:
+            message += f", first of its {img.frames} frames"
+        message += "."
+    elif img.reencoded:
+        message += (
+            f" Re-encoded at its own size as {img.media_type} ({len(img.data):,} bytes) to "
+            "fit the image budget."
+        )
+    else:
+        message += f" Delivered as it is ({img.media_type})."
+    message += " The image is in the result's `data` field (base64)."
+    message += _ignored(p, "offset", "limit", "pages", "include_images")
+    return success(
+        message,
+        type="image",
+        path=path,
+        **img.fields(),
+        original_bytes=img.original_bytes,
+        bytes=len(img.data),
+        frames=img.frames,
+    )
+
+
+# -- PDFs ---------------------------------------------------------------------------
+
+
+def _pdf_text(
+    path: str, data: bytes, spec: str | None, max_pages: int
+) -> tuple[int, list[pdf_fmt.PageText]]:
+    reader = pdf_fmt.open_pdf(path, data)
+    count = len(reader.pages)
+    if spec is None:
+        if count > max_pages:
+            raise ToolError(
+                ErrorCode.TOO_LARGE,
+                f"{path} has {count} pages, more than the {max_pages} one read returns. "
+                f'Read it in parts with pages, for example pages="1-{min(count, 10)}".',
+                path=path,
+                num_pages=count,
+            )
+        numbers = list(range(1, count + 1))
+    else:
+        numbers = pdf_fmt.parse_pages(spec, count)
+        if len(numbers) > max_pages:
+            first = numbers[0]
+            raise ToolError(
+                ErrorCode.TOO_LARGE,
+                f"pages={spec!r} names {len(numbers)} pages of {path}, more than the "
+                f"{max_pages} one read returns. Ask for fewer, for example "
+                f'pages="{first}-{first + max_pages - 1}".',
+                path=path,
+                num_pages=count,
+            )
+    return count, pdf_fmt.page_texts(path, reader, numbers)
+
+
+async def _read_pdf(ctx: ToolContext, p: ReadParams, path: str) -> Result:
+    s = ctx.settings
+    async with ctx.locks.hold(path):
+        raw = await asyncio.to_thread(read_all, path)
+    digest = content_hash(raw.data)
+    session = ctx.sessions.get(p.session)
+    prev = session.get(path)
+    count, pages = await asyncio.to_thread(_pdf_text, path, raw.data, p.pages, s.pdf_max_pages)
+    numbers = [pg.number for pg in pages]
+    contiguous = bool(numbers) and numbers == list(range(numbers[0], numbers[-1] + 1))
+    key: tuple[int | None, int | None] | None = (numbers[0], numbers[-1]) if contiguous else None
+    same = prev is not None and prev.source == "disk" and prev.hash == digest
+    fields: dict[str, object] = {"path": path, "num_pages": count}
+    if same and prev is not None and not prev.stale and key is not None and prev.last_read == key:
+        return file_unchanged(path, numbers[0], fields, what="this part")
+    base = prev.shown if (same and prev is not None) else ()
+    if not pages:
+        session.put(_binary_record(path, digest, raw.st, count, base, None))
+        return success(
+            f"{path} has only {count} page(s), so pages={p.pages!r} names none of them. "
+            f"Ask for pages between 1 and {count}.",
+            type="pdf",
+            pages=[],
+            **fields,
+        )
+    body = pdf_fmt.render(pages, count)
+    tokens = estimate_tokens(body)
+    if tokens > s.max_read_tokens:
+        fit = max(1, len(pages) * s.max_read_tokens // tokens)
+        first = numbers[0]
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"The text of {len(pages)} page(s) of {path} is about {tokens:,} tokens, over the "
+            f"{s.max_read_tokens:,}-token limit. Read fewer pages at once, for example "
+            f'pages="{first}-{first + fit - 1}".',
+            path=path,
+            num_pages=count,
+        )
+    shown = base
+    for n in numbers:
+        shown = merge_ranges(shown, (n, n))
+    session.put(_binary_record(path, digest, raw.st, count, shown, key))
+    notes: list[str] = []
+    if numbers[-1] < count and contiguous:
+        notes.append(
+            f"(Showing pages {numbers[0]}-{numbers[-1]} of {count}. To read on, call read "
+            f'with pages="{numbers[-1] + 1}-{min(count, numbers[-1] + s.pdf_max_pages)}".)'
+        )
+    if not any(pg.has_text for pg in pages):
+        if any(pg.images for pg in pages):
+            notes.append(
+                "(None of these pages has a text layer: the PDF seems to be scanned images. "
+                "Its text needs OCR; ask the user for a text version.)"
+            )
+        else:
+            notes.append("(None of these pages holds any text.)")
+    head = f"{path}: PDF, {count} page(s)."
+    tail = (" " + " ".join(notes)) if notes else ""
+    message = f"{head}\n\n{body}\n\n{tail.strip()}" if notes else f"{head}\n\n{body}"
+    message += _ignored(p, "offset", "limit", "include_images")
+    return success(
+        message,
+        type="pdf",
+        pages=[
+            {"page": pg.number, "chars": len(pg.text), "has_text": pg.has_text, "images": pg.images}
+            for pg in pages
+        ],
+        **fields,
+    )
+
+
+# -- notebooks ----------------------------------------------------------------------
+
+
+async def _read_notebook(ctx: ToolContext, p: ReadParams, path: str) -> Result | None:
+    s = ctx.settings
+    async with ctx.locks.hold(path):
+        buffer = ctx.world.current(path)
+        if buffer is None:
+            st = os.stat(path)  # it exists: read() checked just before
+            if st.st_size > s.max_document_bytes:
+                raise ToolError(
+                    ErrorCode.TOO_LARGE,
+                    f"{path} is {st.st_size:,} bytes, over the {s.max_document_bytes:,}-byte "
+                    "limit for reading a notebook. Clear its outputs (for example with "
+                    "`jupyter nbconvert --clear-output`) or raise the maxDocumentBytes setting.",
+                    path=path,
+                    size=st.st_size,
+                )
+        snap = buffer if buffer is not None else ctx.snapshot(path)
+    try:
+        nb = nb_fmt.parse(snap.view)
+    except nb_fmt.NotebookError:
+        return None  # not a notebook after all: show its text, so it can be repaired
+    session = ctx.sessions.get(p.session)
+    prev = session.get(path)
+    key = (p.offset, p.limit)
+    total = len(nb.cells)
+    fields: dict[str, object] = {
+        "path": path,
+        "total_cells": total,
+        "language": nb.language,
+        "nbformat": "{}.{}".format(*nb.nbformat),
+        "source": snap.source,
+    }
+    same = prev is not None and not is_stale(prev, snap)
+    fresh = same and prev is not None and not prev.stale and prev.last_read == key
+    if fresh and not p.include_images:
+        return file_unchanged(path, max(1, p.offset or 1), fields, what="this part")
+    base = prev.shown if (same and prev is not None) else ()
+    start = max(1, p.offset or 1)
+    header = f"{path}: Jupyter notebook ({nb.language}), {total} cell(s)."
+    if total == 0 or start > total:
+        rec = record_for(snap, base, key if total == 0 else None, remember(ctx, snap)).replace(
+            total_lines=total
+        )
+        session.put(rec)
+        text = (
+            f"{header} It has no cells; add one with notebookEdit (edit_mode=insert)."
+            if total == 0
+            else f"{header} offset {start} is past its last cell; read with an offset "
+            f"between 1 and {total} (offset and limit count cells in a notebook)."
+        )
+        return success(text, type="notebook", start_cell=start, num_cells=0, cells=[], **fields)
+    end = min(total, start + (p.limit or total) - 1)
+    parts: list[str] = []
+    outputs: list[nb_fmt.OutputImage] = []
+    used = 0
+    last = start - 1
+    for cell in nb.cells[start - 1 : end]:
+        text, imgs = nb_fmt.render_cell(cell, p.include_images)
+        cost = estimate_tokens(text)
+        if parts and used + cost > s.max_read_tokens:
+            break
+        parts.append(text)
+        outputs.extend(imgs)
+        used += cost
+        last = cell.index
+    shown = merge_ranges(base, (start, last))
+    session.put(record_for(snap, shown, key, remember(ctx, snap)).replace(total_lines=total))
+    images = await asyncio.to_thread(_deliver_outputs, ctx, path, outputs)
+    notes: list[str] = []
+    if last < total:
+        why = " (the rest would pass the token limit)" if last < end else ""
+        notes.append(
+            f"(Showing cells {start}-{last} of {total}{why}. To read more, call read with "
+            f"offset={last + 1}; offset and limit count cells in a notebook.)"
+        )
+    elif start > 1:
+        notes.append(f"(Showing cells {start}-{last} of {total}.)")
+    if len(outputs) > len(images):
+        notes.append(
+            f"(Only the first {len(images)} image outputs were delivered; read fewer cells "
+            "to receive the others.)"
+        )
+    notes.append(
+        "(Change cells with notebookEdit, naming a cell by its id; edit does not work on "
+        "notebooks.)"
+    )
+    if snap.source == "buffer" and snap.unsaved:
+        notes.append("(This is the editor's open buffer, which has unsaved changes.)")
+    message = f"{header}\n\n" + "\n".join(parts) + "\n\n" + " ".join(notes)
+    message += _ignored(p, "pages")
+    result = success(
+        message,
+        type="notebook",
+        start_cell=start,
+        num_cells=last - start + 1,
+        cells=[nb_fmt.cell_summary(c) for c in nb.cells[start - 1 : last]],
+        **fields,
+    )
+    if p.include_images:
+        result["images"] = images
+    return result
+
+
+def _deliver_outputs(
+    ctx: ToolContext, path: str, outputs: list[nb_fmt.OutputImage]
+) -> list[dict[str, object]]:
+    import base64
+    import binascii
+
+    out: list[dict[str, object]] = []
+    for o in outputs[:MAX_NOTEBOOK_IMAGES]:
+        entry: dict[str, object] = {"cell_index": o.cell_index, "cell_id": o.cell_id}
+        try:
+            data = base64.b64decode(o.data_b64, validate=False)
+            img = image_fmt.deliver(f"{path} (cell {o.cell_id})", data, _budget(ctx))
+        except (binascii.Error, ValueError, ToolError) as exc:
+            entry["error"] = exc.message if isinstance(exc, ToolError) else str(exc)
+            out.append(entry)
+            continue
+        entry.update(img.fields())
+        out.append(entry)
+    return out
+
+
+# -- outlines of large text files ---------------------------------------------------
+
+
+def _outline_error(
+    ol: outline_fmt.Outline, reason: str, max_line_chars: int, **extra: object
+) -> ToolError:
+    return ToolError(
+        ErrorCode.TOO_LARGE,
+        f"{reason} Here is its outline instead. {ol.advice()}\n\n{ol.render(max_line_chars)}",
+        **ol.fields(),
+        **extra,
+    )
+
+
+async def outline_large_file(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> ToolError:
+    """The ``too_large`` refusal of a whole read over the byte cap, carrying the file's
+    outline (one streaming pass, bounded memory). The head lines count as shown."""
+    s = ctx.settings
+    async with ctx.locks.hold(rp.path):
+        ol = await asyncio.to_thread(outline_fmt.stream_outline, rp.path)
+    session = ctx.sessions.get(p.session)
+    prev = session.get(rp.path)
+    same = prev is not None and prev.source == "disk" and prev.hash == ol.hash
+    base = prev.shown if (same and prev is not None) else ()
+    shown = merge_ranges(base, (1, len(ol.head))) if ol.head else base
+    enc = ol.encoding
+    session.put(
+        FileRecord(
+            path=rp.path,
+            hash=ol.hash,
+            view_hash=ol.hash,
+            source="disk",
+            mtime_ns=ol.mtime_ns,
+            size=ol.size,
+            encoding=enc.label if enc is not None else "utf-8",
+            line_ending=line_ending_name(ol.line_ending),  # type: ignore[arg-type]
+            total_lines=ol.total_lines,
+            shown=shown,
+            last_read=None,
+        )
+    )
+    reason = (
+        f"{rp.path} is {ol.size:,} bytes ({ol.total_lines:,} lines), over the "
+        f"{s.max_read_bytes:,}-byte limit for reading a whole file."
+    )
+    return _outline_error(ol, reason, s.max_line_chars)
+
+
+def outline_snapshot(ctx: ToolContext, p: ReadParams, snap: Snapshot, tokens: int) -> ToolError:
+    """The ``too_large`` refusal of a whole read over the token cap, with the outline."""
+    s = ctx.settings
+    ol = outline_fmt.outline_of_lines(snap.path, snap.lines, snap.size)
+    session = ctx.sessions.get(p.session)
+    prev = session.get(snap.path)
+    base = prev.shown if (prev is not None and not is_stale(prev, snap)) else ()
+    shown = merge_ranges(base, (1, len(ol.head))) if ol.head else base
+    session.put(record_for(snap, shown, None, remember(ctx, snap)))
+    reason = (
+        f"{snap.path} is too long to read at once (about {tokens:,} tokens, over the "
+        f"{s.max_read_tokens:,}-token limit; {ol.total_lines:,} lines)."
+    )
+    return _outline_error(ol, reason, s.max_line_chars)

@@ -1,0 +1,111 @@
+"""What the history tools share (``history``, ``undo``, ``checkpoint``, ``rewind``): the
+store, the file as it is now, how versions are described, and putting a version back."""
+
+from __future__ import annotations
+
+import datetime
+import os
+
+from steadyhand.apply.history import encoding_from_label
+from steadyhand.change import Applied, Change
+from steadyhand.context import ToolContext
+from steadyhand.documents.snapshot import Snapshot
+from steadyhand.history.store import HistoryStore, Version
+from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.tools.mutation import commit, encode
+
+#: Diffs of restores are put in results only for texts up to this many characters.
+DIFF_MAX_CHARS = 200_000
+
+
+def require_history(ctx: ToolContext) -> HistoryStore:
+    store = ctx.history
+    if store is None:
+        raise ToolError(
+            ErrorCode.NO_HISTORY,
+            "File history is turned off (the history setting is false), so there are no "
+            "versions to list or restore. Ask the user to turn it on.",
+        )
+    refresh(store)
+    return store
+
+
+def refresh(store: HistoryStore) -> None:
+    """Read what was appended to the index; an unusable store is ``io_error``."""
+    try:
+        store.refresh()
+    except OSError as exc:
+        raise store_failed(store, exc) from exc
+
+
+def store_failed(store: HistoryStore, exc: OSError) -> ToolError:
+    return ToolError(
+        ErrorCode.IO_ERROR,
+        f"The history store in {store.root} cannot be used ({exc.strerror or exc}), so "
+        "nothing was listed, recorded or changed. Ask the user to fix that folder (its "
+        "permissions, free space) or to set historyDir to another one, then retry.",
+    )
+
+
+def clock(t: float) -> str:
+    return datetime.datetime.fromtimestamp(t).strftime("%H:%M:%S")
+
+
+def iso(t: float) -> str:
+    return datetime.datetime.fromtimestamp(t).astimezone().isoformat(timespec="seconds")
+
+
+def current_content(ctx: ToolContext, path: str) -> Snapshot | None:
+    """The file as it is now (open buffer or disk), None if it does not exist. A file
+    that is there but is not text (binary, a folder, a device...) is a ToolError."""
+    buf = ctx.world.current(path)
+    if buf is not None:
+        return buf
+    if not os.path.lexists(path):
+        return None
+    try:
+        return ctx.snapshot(path)
+    except ToolError as err:
+        if err.code == ErrorCode.NOT_FOUND:  # deleted just now
+            return None
+        raise
+
+
+def not_text(err: ToolError) -> str:
+    """What a file that cannot be taken as text now is, for skips and listings."""
+    what = {
+        ErrorCode.BINARY: "a binary file",
+        ErrorCode.IS_DIRECTORY: "a folder",
+        ErrorCode.NOT_REGULAR_FILE: "not a regular file",
+    }.get(err.code)
+    return what or f"unreadable ({err.message.rstrip('.')})"
+
+
+def untouched(v: Version, now: Snapshot | None) -> bool:
+    """Whether the file is still exactly what change ``v`` left."""
+    if now is None:
+        return v.after_view is None
+    return v.after_view is not None and now.view_hash == v.after_view
+
+
+def restorable(store: HistoryStore, v: Version) -> bool:
+    return not v.existed or store.has(v.before)
+
+
+async def restore(
+    ctx: ToolContext,
+    path: str,
+    now: Snapshot | None,
+    text: str,
+    encoding_label: str,
+    *,
+    tool: str,
+    session: str,
+) -> Applied:
+    """Make ``text`` the content of ``path`` through the world; keep the session true."""
+    # An open buffer keeps its own encoding; on disk the version's own encoding returns
+    # (for a change made in an editor buffer: the file's encoding on disk at the time).
+    buffer = now is not None and now.source == "buffer"
+    enc = now.encoding if now is not None and buffer else encoding_from_label(encoding_label)
+    data = encode(ctx, path, text, enc)
+    return await commit(ctx, Change(path, now, text, data, enc, tool, session=session))
