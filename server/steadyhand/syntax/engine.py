@@ -11,11 +11,13 @@ Speed comes from three things:
   loop once nothing else has happened for a moment (so never while an answer waits), and
   kept by content hash. A change leaves the tree of its new text behind the same way
   (:meth:`Outcome.commit`), so the next change to that file starts from it too.
-* **Most of the text is left out.** The change is checked on its old and new text with
-  the siblings far from every edit removed (:mod:`steadyhand.syntax.elide`): a few
-  hundred bytes to parse instead of the whole file, however large. When the shortened
-  new text parses without error, the change introduced none; otherwise its errors are
-  compared with those of the shortened old text, and the new ones are placed in the file.
+* **Most of the text is left out.** The change is checked on its new text with the
+  siblings far from every edit removed (:mod:`steadyhand.syntax.elide`): a few hundred
+  bytes to parse instead of the whole file, however large. When that parses without
+  error, the change introduced none; when it does not and the old text had no error,
+  every error found is the change's, placed where it is in the whole file. A text that
+  had errors already is judged whole (reparsed incrementally from its tree), since how
+  the parser recovers from an error depends on everything around it.
 * **Positions are worked out locally.** Byte offsets come from character offsets through
   marks a few thousand characters apart (ASCII text needs none), lines and columns from
   the nearest node of the tree, never by counting from the top.
