@@ -250,3 +250,27 @@ def test_a_break_and_its_fix_are_both_judged_on_the_text_around_them(
     fixed = checker.check("python", Text(text_hash(broken), broken), text, [Splice(at, at, ")")])
     assert fixed.errors == () and not fixed.skipped
     assert whole == []  # neither needed the whole text
+
+
+def test_a_decorator_left_before_a_statement_that_is_not_a_definition_is_found() -> None:
+    """The sibling after the change is part of the text the change is checked on: a
+    method replaced by a lone decorator, followed by a class attribute, is an error even
+    though the class goes on with methods it could decorate."""
+    body = [
+        "    x = 1\n"
+        if i == 6
+        else f"    def m{i}(self, a, b):\n        total = a + b\n        return total * {i}\n"
+        for i in range(30)
+    ]
+    text = "class Big:\n" + "\n".join(body) + "\n\nprint(Big)\n"
+    checker = Checker(deadline=SLOW_MACHINE)
+    key = text_hash(text)
+    checker.prime("python", key, text)
+    checker.drain()
+    method = "def m5(self, a, b):\n        total = a + b\n        return total * 5"
+    at = text.index(method)
+    sp = Splice(at, at + len(method), "@staticmethod")
+    new = text[:at] + sp.text + text[sp.end :]
+    out = checker.check("python", Text(key, text), new, [sp])
+    want = oracle("python", text, new, sp)
+    assert want and [e.text for e in out.errors] == [e.text for e in want]
