@@ -18,6 +18,7 @@ from steadyhand.guards.protected import check_writable
 from steadyhand.guards.secrets import Finding, describe, scan_added
 from steadyhand.guards.syntax import RESTORING_TOOLS, SyntaxReport, check_syntax
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.lists import list_fields
 from steadyhand.text.lines import to_view
 
 #: Above this many characters the scan runs off the event loop.
@@ -70,7 +71,7 @@ async def check_secrets(ctx: ToolContext, change: Change) -> list[Finding]:
             "files: read them from an environment variable or a secrets manager, and "
             "retry without the value.",
             path=change.path,
-            secrets=[f.as_dict() for f in findings],
+            **list_fields("secrets", [f.as_dict() for f in findings]),
         )
     return findings
 
@@ -97,7 +98,7 @@ def dry_run_fields(
 ) -> dict[str, object]:
     """The ``secrets`` field of a dry run's result, when the change would add any, and
     the syntax check's fields, when the file was checked."""
-    fields: dict[str, object] = {"secrets": [f.as_dict() for f in findings]} if findings else {}
+    fields = list_fields("secrets", [f.as_dict() for f in findings]) if findings else {}
     if syntax is not None:
         fields.update(syntax.fields())
     return fields
@@ -115,7 +116,7 @@ def dry_run_note(findings: list[Finding], syntax: SyntaxReport | None) -> str:
 def findings_fields(applied: Applied) -> dict[str, object]:
     """The ``secrets`` field of a result, when the change added credential-like text, and
     the syntax check's fields, when the file was checked."""
-    fields: dict[str, object] = {"secrets": list(applied.findings)} if applied.findings else {}
+    fields = list_fields("secrets", applied.findings) if applied.findings else {}
     if applied.syntax is not None:
         fields.update(applied.syntax)
     return fields

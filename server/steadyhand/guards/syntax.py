@@ -27,6 +27,7 @@ from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, from_disk
 from steadyhand.formats import notebook as nb_fmt
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.lists import list_fields, listed
 from steadyhand.state.hashing import text_hash
 from steadyhand.syntax.engine import MAX_BYTES, Checker, Outcome, Text
 from steadyhand.syntax.issues import Issue
@@ -37,7 +38,8 @@ from steadyhand.text.lines import to_view
 #: must be able to restore a file that held a credential before the agent touched it),
 #: and never refused for its syntax (what they bring back is reported).
 RESTORING_TOOLS = frozenset({"undo", "rewind"})
-#: Errors listed in a result at most (the message names fewer).
+#: Errors listed in a result at most (the message names fewer; ``syntax_errors_more``
+#: counts the others).
 MAX_LISTED = 10
 #: Errors named in a message at most.
 MAX_NAMED = 3
@@ -64,7 +66,7 @@ class SyntaxReport:
         ``syntax_check: "skipped"``."""
         if self.skipped:
             return {"syntax_check": "skipped"}
-        return {"syntax_errors": self.errors[:MAX_LISTED]}
+        return list_fields("syntax_errors", self.errors, MAX_LISTED)
 
     def sentence(self) -> str:
         """The sentence a result's message gains ("" when there is nothing to say)."""
@@ -185,6 +187,12 @@ def _errors_of(fields: dict[str, object] | None) -> list[dict[str, object]]:
     return [e for e in errors if isinstance(e, dict)] if isinstance(errors, list) else []
 
 
+def _count(fields: dict[str, object]) -> int:
+    """How many errors ``fields`` report: those listed and those left out."""
+    more = fields.get("syntax_errors_more", 0)
+    return len(_errors_of(fields)) + (more if isinstance(more, int) else 0)
+
+
 def syntax_clause(fields: dict[str, object] | None) -> str:
     """What a list of restored files says after one of them: `` (it has a syntax error
     at line 3, column 1 (unexpected `)`))``, or nothing."""
@@ -197,7 +205,7 @@ def syntax_clause(fields: dict[str, object] | None) -> str:
         return ""
     if len(errors) == 1:
         return f" (it has a syntax error at {_where(errors[0])})"
-    return f" (it has {len(errors)} syntax errors, the first at {_where(errors[0])})"
+    return f" (it has {_count(fields)} syntax errors, the first at {_where(errors[0])})"
 
 
 def syntax_summary(by_path: dict[str, dict[str, object]]) -> str:
@@ -223,9 +231,12 @@ def syntax_fields(by_path: dict[str, dict[str, object]]) -> dict[str, object]:
     out: dict[str, object] = {}
     checked = [f for f in by_path.values() if "syntax_errors" in f]
     if checked:
-        out["syntax_errors"] = [
-            {"path": path, **e} for path, f in by_path.items() for e in _errors_of(f)
-        ][:MAX_LISTED]
+        every = [{"path": path, **e} for path, f in by_path.items() for e in _errors_of(f)]
+        shown, _ = listed(every, MAX_LISTED)
+        out["syntax_errors"] = shown
+        more = sum(_count(f) for f in checked) - len(shown)  # and those each file left out
+        if more:
+            out["syntax_errors_more"] = more
     if any(f.get("syntax_check") == "skipped" for f in by_path.values()):
         out["syntax_check"] = "skipped"
     return out

@@ -326,7 +326,12 @@ class _Peer:
 
     def __init__(self, rv: Rendezvous) -> None:
         self.rv = rv
-        self.framer = rpc.LineFramer(self._line, self._closed, self._connected)
+        self.framer = rpc.LineFramer(
+            self._line,
+            self._closed,
+            self._connected,
+            on_too_long=lambda: self._send(rpc.error_message(None, rpc.PARSE_ERROR, rpc.TOO_LONG)),
+        )
         self.transport: asyncio.Transport | None = None
         self.session = f"mcp-{id(self) & 0xFFFFFF:06x}"
         self.client = ""

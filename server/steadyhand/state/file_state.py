@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from steadyhand.protocol.commands import DEFAULT_SESSION
 from steadyhand.state.packed_table import PackedTable
 
 Source = Literal["disk", "buffer"]
@@ -379,26 +380,71 @@ class Session:
         return child
 
 
-class SessionRegistry:
-    """All sessions of one server, created on first use."""
+#: Sessions kept by default; the least recently used beyond it are dropped.
+MAX_SESSIONS = 256
 
-    def __init__(self, max_files: int) -> None:
+
+class SessionRegistry:
+    """All sessions of one server, created on first use, in use order.
+
+    At most ``max_sessions`` are kept: creating one more drops the least recently used
+    (never the default session), as a session drops its least recently used records. A
+    dropped session's records are gone (its next edit of a file asks for a read first);
+    a dropped read-only session's name stays read-only (up to ``4 × max_sessions`` such
+    names are remembered), so dropping one never turns its name writable.
+    """
+
+    def __init__(self, max_files: int, max_sessions: int = MAX_SESSIONS) -> None:
         self.max_files = max_files
-        self._sessions: dict[str, Session] = {}
+        self.max_sessions = max_sessions
+        self._sessions: dict[str, Session] = {}  # least recently used first
+        #: Names of read-only sessions that were dropped, oldest first.
+        self._read_only_names: dict[str, None] = {}
+        #: Sessions dropped so far.
+        self.dropped = 0
 
     def get(self, name: str) -> Session:
-        s = self._sessions.get(name)
+        s = self._sessions.pop(name, None)
         if s is None:
-            s = self._sessions[name] = Session(name, self.max_files)
+            s = Session(name, self.max_files, read_only=name in self._read_only_names)
+        self._sessions[name] = s
+        self._drop_idle()
         return s
 
     def exists(self, name: str) -> bool:
         return name in self._sessions
 
+    def was_read_only(self, name: str) -> bool:
+        """Whether ``name`` was a read-only session that was dropped while idle."""
+        return name in self._read_only_names
+
     def fork(self, name: str, parent: str, *, read_only: bool = False) -> Session:
+        read_only = read_only or name in self._read_only_names
         child = self.get(parent).fork(name, read_only=read_only)
+        self._sessions.pop(name, None)
         self._sessions[name] = child
+        self._drop_idle()
         return child
+
+    def names(self) -> list[str]:
+        """The sessions' names, most recently used first."""
+        return list(reversed(self._sessions))
+
+    def _drop_idle(self) -> None:
+        if len(self._sessions) <= self.max_sessions:
+            return
+        for name in list(self._sessions)[:-1]:  # never the one just used
+            if len(self._sessions) <= self.max_sessions:
+                break
+            if name == DEFAULT_SESSION:  # every call without `session` uses it
+                continue
+            s = self._sessions.pop(name)
+            self.dropped += 1
+            if s.read_only:
+                self._read_only_names.pop(name, None)
+                self._read_only_names[name] = None
+                while len(self._read_only_names) > 4 * self.max_sessions:
+                    del self._read_only_names[next(iter(self._read_only_names))]
 
     def close(self, name: str) -> int:
         s = self._sessions.pop(name, None)

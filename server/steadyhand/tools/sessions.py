@@ -7,6 +7,7 @@ import difflib
 from steadyhand.context import ToolContext
 from steadyhand.protocol.commands import DEFAULT_SESSION
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.lists import list_fields, named
 from steadyhand.protocol.params import CloseParams, ForkParams
 from steadyhand.protocol.results import Result, success
 
@@ -16,24 +17,31 @@ def _exists(ctx: ToolContext, name: str) -> bool:
     return name == DEFAULT_SESSION or ctx.sessions.exists(name)
 
 
-def _known(ctx: ToolContext) -> str:
-    names = sorted({DEFAULT_SESSION, *(s.name for s in ctx.sessions)})
-    return ", ".join(repr(n) for n in names)
+def _known(ctx: ToolContext) -> list[str]:
+    """Every session's name: the default first, then the most recently used."""
+    return [DEFAULT_SESSION, *(n for n in ctx.sessions.names() if n != DEFAULT_SESSION)]
 
 
 def fork(ctx: ToolContext, p: ForkParams) -> Result:
     if not _exists(ctx, p.parent):
-        close = difflib.get_close_matches(
-            p.parent, [DEFAULT_SESSION, *(s.name for s in ctx.sessions)], n=1, cutoff=0.6
-        )
+        known = _known(ctx)
+        close = difflib.get_close_matches(p.parent, known, n=1, cutoff=0.6)
         hint = f" Did you mean {close[0]!r}?" if close else ""
+        listing = named([repr(n) for n in known])
+        dropped = (
+            " Sessions unused for a while are dropped beyond the maxSessions setting"
+            f" ({ctx.sessions.max_sessions:,}): one of them may have been."
+            if ctx.sessions.dropped
+            else ""
+        )
         raise ToolError(
             ErrorCode.NOT_FOUND,
-            f"There is no session {p.parent!r} to fork from.{hint} Known sessions: "
-            f"{_known(ctx)}. Pass one of them as `parent` (a session exists once a call "
-            "used it).",
+            f"There is no session {p.parent!r} to fork from.{hint} Known sessions "
+            f"(most recently used first): {listing}. Pass one of them as `parent` (a "
+            f"session exists once a call used it).{dropped}",
             session=p.session,
             parent=p.parent,
+            **list_fields("sessions", known),
         )
     if _exists(ctx, p.session):
         raise ToolError(
@@ -45,9 +53,11 @@ def fork(ctx: ToolContext, p: ForkParams) -> Result:
             parent=p.parent,
         )
     existed = ctx.sessions.exists(p.parent)
-    # A fork of a read-only session is read-only too: forking never widens what it may do.
+    # A fork of a read-only session is read-only too: forking never widens what it may do;
+    # nor does a fork onto the name of a read-only session that was dropped while idle.
     inherited = existed and ctx.sessions.get(p.parent).read_only
-    read_only = p.read_only or inherited
+    kept = ctx.sessions.was_read_only(p.session)
+    read_only = p.read_only or inherited or kept
     child = ctx.sessions.fork(p.session, p.parent, read_only=read_only)
     what = (
         f"with a snapshot of {len(child)} file record(s) from {p.parent!r}"
@@ -55,7 +65,14 @@ def fork(ctx: ToolContext, p: ForkParams) -> Result:
         else f"empty (there was no session {p.parent!r} yet)"
     )
     if read_only:
-        why = f", like its parent {p.parent!r}" if inherited and not p.read_only else ""
+        why = ""
+        if inherited and not p.read_only:
+            why = f", like its parent {p.parent!r}"
+        elif kept and not p.read_only:
+            why = (
+                " (a read-only session of that name was dropped while idle, and its name "
+                "stays read-only)"
+            )
         return success(
             f"Session {p.session!r} starts {what}. It is read-only{why}: it may read files, "
             "and every change it asks for is refused with read_only.",

@@ -11,7 +11,8 @@ from steadyhand.apply.guarded import findings_fields
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import check_writable
-from steadyhand.history.store import HistoryStore, Version
+from steadyhand.history.store import Version
+from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import HistoryParams, UndoParams
 from steadyhand.protocol.results import Result, success
@@ -32,9 +33,11 @@ from steadyhand.tools.versions import (
 )
 
 DEFAULT_HISTORY_LIMIT = 20
+#: The most versions one history listing shows, whatever ``limit`` asks for.
+MAX_HISTORY_LIMIT = 100
 
 
-def version_fields(store: HistoryStore, v: Version, current: bool) -> dict[str, object]:
+def version_fields(store: History, v: Version, current: bool) -> dict[str, object]:
     return {
         "id": v.id,
         "time": iso(v.time),
@@ -75,7 +78,7 @@ def history(ctx: ToolContext, p: HistoryParams) -> Result:
         now = current_content(ctx, rp.path)
     except ToolError as err:  # the versions are listed all the same; none is current
         now, odd = None, not_text(err)
-    limit = p.limit or DEFAULT_HISTORY_LIMIT
+    limit = min(p.limit or DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT)
     newest = list(reversed(versions))[:limit]
     lines: list[str] = []
     fields: list[dict[str, object]] = []
@@ -93,7 +96,8 @@ def history(ctx: ToolContext, p: HistoryParams) -> Result:
         )
     head = f"{len(versions)} change(s) Steadyhand made to {rp.path}{who}, newest first"
     if len(versions) > len(newest):
-        head += f" (showing {len(newest)})"
+        most = " (the most one listing shows)" if limit < (p.limit or 0) else ""
+        head += f" (showing the newest {len(newest)}{most})"
     tail = ""
     if odd:
         tail = (
@@ -141,7 +145,7 @@ async def undo(ctx: ToolContext, p: UndoParams) -> Result:
 
 async def undo_version(
     ctx: ToolContext,
-    store: HistoryStore,
+    store: History,
     path: str,
     v: Version,
     acting: str,
@@ -257,7 +261,7 @@ async def _restore(
     message = f"Restored {path} to the version before {who}{change}. Call undo again to redo it."
     if applied.note:
         message += " " + applied.note
-    if fields.get("diff_omitted"):
+    if omitted_note(fields):
         message += " " + omitted_note(fields)
     return success(
         message,
