@@ -108,7 +108,8 @@ class Entry:
     #: for a reparse, and its siblings are still where the text's siblings are)
     fresh: bool = True
     #: Where the text has syntax errors the tree does not show (byte ranges): those a
-    #: change introduced, found without reparsing the whole text
+    #: change introduced, found without reparsing the whole text, each from the bracket
+    #: it leaves open, if any (the error is there even where it is no longer noticed)
     known: tuple[tuple[int, int], ...] = ()
 
 
@@ -552,11 +553,16 @@ class Checker:
             return Outcome(_store=store)  # (and the errors a change left are gone)
         if entry.known:
             return exact()  # which of these errors were there before? the whole text says
+        if not entry.fresh:
+            # A tree only told about earlier changes may group the text otherwise than a
+            # parse would (a YAML line dropped joins two items): what was left out around
+            # this change may be what breaks it. The whole text says.
+            return exact()
         # The old text had no error: every error of the new one is the change's.
         new_found, _ = issues(tree.root_node, short.new)
         new_data = apply_edits(data, edits, mids)
         placed = tuple(short.place(i, new_data) for i in new_found)
-        return Outcome(placed, _store=lambda key: store(key, tuple(i.span for i in placed)))
+        return Outcome(placed, _store=lambda key: store(key, tuple(_cause(i) for i in placed)))
 
     def _exact(
         self,
@@ -768,6 +774,13 @@ def _touches(issue: Issue, edits: list[Edit], regions: list[tuple[int, int]]) ->
     if inside is not None or end_inside is not None:
         return True
     return any(a <= end and start <= b for a, b in regions)
+
+
+def _cause(issue: Issue) -> tuple[int, int]:
+    """The byte range that accounts for ``issue``: the text that does not parse, from the
+    bracket it leaves open when it names one."""
+    lo, hi = issue.span
+    return (min(lo, issue.opener_at) if issue.opener_at >= 0 else lo), hi
 
 
 def _meets(span: tuple[int, int], cut: tuple[int, int]) -> bool:

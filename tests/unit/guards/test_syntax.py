@@ -114,7 +114,10 @@ def test_report_fields() -> None:
     assert skipped.sentence() == (
         "(The syntax check was skipped: it could not finish within 50 ms.)"
     )
-    assert len(SyntaxReport([E1] * 30).fields()["syntax_errors"]) == 10  # type: ignore[arg-type]
+    many = SyntaxReport([E1] * 30).fields()
+    assert len(many["syntax_errors"]) == 10  # type: ignore[arg-type]
+    assert many["syntax_errors_more"] == 20
+    assert "syntax_errors_more" not in SyntaxReport([E1] * 10).fields()
 
 
 def test_several_files() -> None:
@@ -134,3 +137,17 @@ def test_several_files() -> None:
     assert syntax_clause(by_path["/w/c.py"]) == " (its syntax check was skipped)"
     assert "1 restored file has a syntax error" in syntax_summary(by_path)
     assert syntax_summary({"/w/b.py": {"syntax_errors": []}}) == ""
+
+
+def test_several_files_count_every_error_left_out() -> None:
+    """Each file lists at most 10 and counts the rest; a rewind lists 10 of them all
+    and counts every other, those each file left out included."""
+    a = SyntaxReport([E1] * 12).fields()
+    b = SyntaxReport([E1] * 3).fields()
+    out = syntax_fields({"/w/a.py": a, "/w/b.py": b})
+    assert len(out["syntax_errors"]) == 10  # type: ignore[arg-type]
+    assert out["syntax_errors_more"] == 15 - 10
+    assert (
+        syntax_clause(a)
+        == " (it has 12 syntax errors, the first at line 3, column 7 (missing `)`))"
+    )

@@ -274,3 +274,52 @@ def test_a_decorator_left_before_a_statement_that_is_not_a_definition_is_found()
     out = checker.check("python", Text(key, text), new, [sp])
     want = oracle("python", text, new, sp)
     assert want and [e.text for e in out.errors] == [e.text for e in want]
+
+
+def test_an_unclosed_bracket_a_change_left_is_remembered_where_it_opens() -> None:
+    """A `}` deleted leaves its `{` open; a later edit far after it parses cleanly on the
+    text around it, yet the bracket is still open: a third edit must not be blamed for
+    the error the first one left."""
+    text = SAMPLES["go"].text(30)
+    checker = Checker(deadline=SLOW_MACHINE)
+    key = text_hash(text)
+    checker.prime("go", key, text)
+    checker.drain()
+    at_brace = text.index("return a + b\n\t}") + len("return a + b\n\t")
+    at_name = text.index("func f1") + len("func f")
+    at_line = text.index("\n\nimport")
+    found = []
+    for at in (at_brace, at_name - 1, at_line):  # (the first edit moved the name back)
+        sp = Splice(at, at + 1, "")
+        new = text[:at] + text[at + 1 :]
+        out = checker.check("go", Text(key, text), new, [sp])
+        assert bool(out.errors) == bool(oracle("go", text, new, sp))
+        found.append(bool(out.errors))
+        key = text_hash(new)
+        out.commit(key)
+        text = new
+    assert found == [True, False, False]
+
+
+def test_a_yaml_item_joined_to_the_one_before_does_not_break_the_next_check() -> None:
+    """Dropping an item's first line joins the rest of it to the item before (the tree
+    kept is only told about the change, not reparsed): a line added further down is
+    judged as the whole text would judge it, with no error."""
+    text = SAMPLES["yaml"].text(30)
+    checker = Checker(deadline=SLOW_MACHINE)
+    key = text_hash(text)
+    checker.prime("yaml", key, text)
+    checker.drain()
+    line = "  - id: 1\n"
+    at = text.index(line)
+    copy = text.index("  - id: 3\n")
+    for sp in (
+        Splice(at, at + len(line), ""),
+        Splice(copy - len(line), copy - len(line), "  - id: 3\n"),
+    ):
+        new = text[: sp.start] + sp.text + text[sp.end :]
+        out = checker.check("yaml", Text(key, text), new, [sp])
+        assert out.errors == () and not oracle("yaml", text, new, sp)
+        key = text_hash(new)
+        out.commit(key)
+        text = new
