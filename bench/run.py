@@ -110,6 +110,50 @@ def ratio(x: float) -> str:
 # -- interleaved measurement -------------------------------------------------------------
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time a process has used so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def settle(*servers_: Running, quiet: float = 0.3, most: float = 30.0) -> float:
+    """Wait until the servers use no CPU for ``quiet`` seconds (the background work a
+    read starts, such as building syntax trees, is done), as an agent would think after
+    reading; at most ``most`` seconds. Returns the seconds waited."""
+    t0 = time.perf_counter()
+    last = [cpu_seconds(s.pid) for s in servers_]
+    still = time.perf_counter()
+    while time.perf_counter() - t0 < most:
+        time.sleep(0.05)
+        now = [cpu_seconds(s.pid) for s in servers_]
+        if any(b - a > 0.005 for a, b in zip(last, now, strict=True)):
+            still = time.perf_counter()
+        elif time.perf_counter() - still >= quiet:
+            break
+        last = now
+    return time.perf_counter() - t0
+
+
+def _flip(
+    srv: Running, path: str, a: str, b: str, tally: dict[str, int]
+) -> Callable[[int], object]:
+    """An edit of ``path`` from ``a`` to ``b`` and back, counting skipped checks and
+    reported errors in ``tally``."""
+    fwd = {"file_path": path, "old_string": a, "new_string": b}
+    back = {"file_path": path, "old_string": b, "new_string": a}
+
+    def go(i: int) -> object:
+        r = sh_call(srv, "steadyhand.edit", back if i % 2 else fwd)
+        if r.get("syntax_check") == "skipped":
+            tally["skipped"] += 1
+        if r.get("syntax_errors"):
+            tally["reported"] += 1
+        return r
+
+    return go
+
+
 def _window(path: Path, n: int, lines: list[int]) -> dict[str, Any]:
     """Read params showing ``lines`` (the whole file when it is small)."""
     if n <= 1000:
@@ -377,6 +421,7 @@ class Bench:
                     sh_call(srv, "steadyhand.read", _window(_spot(d, f"f{n}.py"), n, [k]))
                     ks = [k for k, _ in workload.multi_edit_pairs(n)]
                     sh_call(srv, "steadyhand.read", _window(_spot(d, f"m{n}.py"), n, ks))
+            settle(sh, shd)  # the agent thinks after reading
 
             def where(name: str) -> dict[str, Path]:
                 return {k: _spot(dirs[k], name).parent for k in (SH, PEER, FLOOR)}
@@ -651,6 +696,104 @@ class Bench:
             )
             + "Every atomic write and every create makes a file, so this cost is in every "
             "operation above, for every contender; docs/performance.md says why it moves."
+            "\n\n" + "\n".join(out)
+        )
+
+    # -- the syntax guard ------------------------------------------------------------
+
+    def syntax(self) -> None:
+        """A one-line edit with the syntax check on (``warn``, the default) and off, side
+        by side, on valid Python files of 1k and 10k lines read before (their trees built
+        while the agent thinks)."""
+        warn_dir, off_dir = self.ws / "syntax-warn", self.ws / "syntax-off"
+        sizes = (1_000, 10_000)
+        kinds = ("valid", "breaks")  # a file for each row: each row leaves its file flipped
+        for d in (warn_dir, off_dir):
+            d.mkdir(exist_ok=True)
+            for n in sizes:
+                for kind in kinds:
+                    (d / f"s{n}-{kind}.py").write_text(workload.python_module(n))
+        warn = self.start(servers.steadyhand("syntax-warn", fsync=False), warn_dir)
+        off = self.start(servers.steadyhand("syntax-off", fsync=False, syntaxCheck="off"), off_dir)
+        rows: list[tuple[str, dict[str, list[float]], int, dict[str, float]]] = []
+        tally: dict[str, dict[str, int]] = {
+            k: {"skipped": 0, "reported": 0} for k in ("warn", "off")
+        }
+        try:
+            for srv, d in ((warn, warn_dir), (off, off_dir)):
+                for n in sizes:
+                    for kind in kinds:
+                        window = {"offset": n // 2 - 20, "limit": 40}
+                        sh_call(
+                            srv,
+                            "steadyhand.read",
+                            {"file_path": str(d / f"s{n}-{kind}.py"), **window},
+                        )
+            waited = settle(warn, off)
+            for n in sizes:
+                a, b, c = workload.syntax_pair(n)
+                for kind, label, new in (
+                    ("valid", "one-line edit", b),
+                    ("breaks", "one-line edit that breaks it", c),
+                ):
+                    name = f"s{n}-{kind}.py"
+                    cpu0 = {"warn": cpu_seconds(warn.pid), "off": cpu_seconds(off.pid)}
+                    times = interleave(
+                        {
+                            "warn": _flip(warn, str(warn_dir / name), a, new, tally["warn"]),
+                            "off": _flip(off, str(off_dir / name), a, new, tally["off"]),
+                        },
+                        self.mode.calls,
+                        self.mode.warmup,
+                    )
+                    made = self.mode.calls + self.mode.warmup
+                    cpu = {
+                        "warn": (cpu_seconds(warn.pid) - cpu0["warn"]) * 1000 / made,
+                        "off": (cpu_seconds(off.pid) - cpu0["off"]) * 1000 / made,
+                    }
+                    rows.append((f"{label}, {n // 1000}k lines", times, n, cpu))
+            rss = {k: rss_kib(s.pid)["VmRSS"] / 1024 for k, s in (("warn", warn), ("off", off))}
+        finally:
+            warn.close()
+            off.close()
+        out = [
+            "| Operation | `syntaxCheck: warn` p50 / p99 ms | `off` p50 / p99 ms | "
+            "**added** p50 / p99 ms | server CPU per call, warn / off ms |",
+            "|---|---|---|---|---|",
+        ]
+        for name, times, n, cpu in rows:
+            w, o = times["warn"], times["off"]
+            add50, add99 = p50(w) - p50(o), pct(w, 0.99) - pct(o, 0.99)
+            out.append(
+                f"| {name} | {ms(p50(w))} / {ms(pct(w, 0.99))} | {ms(p50(o))} / "
+                f"{ms(pct(o, 0.99))} | **{ms(add50)}** / {ms(add99)} | "
+                f"{ms(cpu['warn'])} / {ms(cpu['off'])} |"
+            )
+            if "breaks" not in name:
+                goal = 0.5 if n <= 1000 else 2.0
+                self.report.target(
+                    f"syntax check, {name}",
+                    f"≤ {goal:g} ms added at p50",
+                    f"+{ms(add50)} ms (p99 +{ms(add99)} ms)",
+                    add50 <= goal,
+                    f"{ms(add50 - goal)} ms over",
+                )
+        calls = len(rows) * (self.mode.calls + self.mode.warmup)
+        self.report.sections.append(
+            "## Syntax guard (one-line edits of valid Python, "
+            f"{self.mode.calls} calls each, interleaved)\n\n"
+            "Two servers, one with the syntax check on (`warn`, the default) and one with it "
+            "off, each in a folder of its own and without fsync; the file was read once "
+            f"before (a window around the edit), then the servers were left alone until idle "
+            f"({waited:.1f} s: the agent thinks while the tree is built). Each edit flips a "
+            "line back and forth; in the second row of each size, one way puts an unclosed "
+            f"`(` in (reported) and the other takes it out. Of {calls} checked edits, "
+            f"{tally['warn']['skipped']} were skipped at the deadline and "
+            f"{tally['warn']['reported']} reported an error. The last column is the CPU time "
+            "each server used during the row, per call (from `/proc/PID/stat`, in 10 ms "
+            "ticks over some 500 calls): what the check costs whatever the machine's load. "
+            "RSS at the end: "
+            f"{rss['warn']:.1f} MiB with the check, {rss['off']:.1f} MiB without."
             "\n\n" + "\n".join(out)
         )
 
@@ -1098,7 +1241,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="fewer calls and smaller inputs")
     ap.add_argument(
         "--only",
-        default="startup,trivial,operations,mcp,log,tracked,watcher",
+        default="startup,trivial,operations,syntax,mcp,log,tracked,watcher",
         help="comma-separated sections to run",
     )
     ap.add_argument("--keep", action="store_true", help="keep the run folder")
@@ -1122,6 +1265,7 @@ def main(argv: list[str] | None = None) -> int:
         "startup": bench.startup,
         "trivial": bench.trivial,
         "operations": bench.operations,
+        "syntax": bench.syntax,
         "mcp": bench.mcp,
         "log": bench.big_log,
         "tracked": bench.tracked,

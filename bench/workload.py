@@ -51,6 +51,35 @@ def multi_edit_pairs(n_lines: int, count: int = 3) -> list[tuple[int, EditPair]]
     return out
 
 
+def python_unit(i: int) -> str:
+    """Ten lines of valid Python: one function."""
+    return (
+        f"def handler_{i:06d}(request, limit={i % 50}):\n"
+        f'    """Serve request {i}."""\n'
+        f"    items = [request.get('k{i}'), {{'id': {i}, 'ok': True}}]\n"
+        f"    if len(items) > limit:\n"
+        f"        return items[:limit]\n"
+        f"    for item in items:\n"
+        f"        log(item, level={i % 5})\n"
+        f"    return None\n"
+        "\n"
+        "\n"
+    )
+
+
+def python_module(n_lines: int) -> str:
+    """A valid Python module of ``n_lines`` lines (functions of ten lines each)."""
+    return "".join(python_unit(i) for i in range(n_lines // 10))
+
+
+def syntax_pair(n_lines: int) -> tuple[str, str, str]:
+    """A one-line edit in the middle of :func:`python_module` that keeps it valid (A, B)
+    and one that breaks it (A, C)."""
+    i = n_lines // 20
+    a = f"        log(item, level={i % 5})\n    return None\n\n\ndef handler_{i + 1:06d}"
+    return a, a.replace("log(item,", "log(item, extra=1,"), a.replace("log(item,", "log((item,")
+
+
 # -- the large log ---------------------------------------------------------------------
 
 LOG_LINE = "2025-01-01T00:00:{s:02d}.{us:06d}Z INFO worker-{w} request {r:08d} served in {ms} ms\n"

@@ -211,7 +211,11 @@ def _did_change(client: LanguageClient, uri: str, buf: Buffer) -> None:
 
 
 def open_doc(
-    client: LanguageClient, state: EditorState, path: Path, text: str | None = None
+    client: LanguageClient,
+    state: EditorState,
+    path: Path,
+    text: str | None = None,
+    language_id: str = "plaintext",
 ) -> str:
     uri = path.as_uri()
     raw = path.read_bytes() if path.exists() else b""
@@ -224,7 +228,7 @@ def open_doc(
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(
-                uri=uri, language_id="plaintext", version=1, text=content
+                uri=uri, language_id=language_id, version=1, text=content
             )
         )
     )

@@ -30,6 +30,9 @@ class Applied:
     note: str = ""
     #: Structured guard findings (credentials in added lines) for the result's ``secrets``.
     findings: tuple[dict[str, object], ...] = ()
+    #: The syntax check's result fields (``syntax_errors`` or ``syntax_check``), when the
+    #: file was checked.
+    syntax: dict[str, object] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ log = logging.getLogger(__name__)
 
 SaveAfterEdit = Literal["whenClean", "always", "never"]
 SecretsMode = Literal["warn", "block", "off"]
+SyntaxCheckMode = Literal["warn", "block", "off"]
 
 #: Version-control internals and editors' settings folders: readable, not writable.
 DEFAULT_PROTECTED_GLOBS: tuple[str, ...] = (
@@ -91,6 +92,9 @@ class Settings:
     allow_protected_writes: bool = False
     #: Credentials in lines a change adds: warn in the result, block the change, or off.
     secrets: SecretsMode = "warn"
+    #: Syntax errors a change introduces (tree-sitter): warn in the result, block the
+    #: change, or off.
+    syntax_check: SyntaxCheckMode = "warn"
     #: Images are downscaled to at most this many pixels (width × height) ...
     image_max_pixels: int = 1_150_000
     #: ... and this many pixels on their long edge ...

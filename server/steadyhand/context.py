@@ -47,6 +47,8 @@ class ToolContext:
     on_success: Callable[[], None] | None = None
     #: The health check's answer (``ping``): the server fills in what it knows.
     status: Callable[[], dict[str, Any]] = field(default=lambda: {"ok": True, "message": "pong"})
+    #: The language id the editor gave the open document at a path (None: not open).
+    language_id: Callable[[str], str | None] = field(default=lambda path: None)
 
     def resolve(self, file_path: str) -> ResolvedPath:
         return resolve(file_path, self.roots)

@@ -66,6 +66,7 @@ class SteadyhandServer(LanguageServer):
             world=self.editor,
             on_success=self.ensure_watching,
             status=lambda: success("pong", version=__version__, watcher=self.watcher_status()),
+            language_id=self.docs.language_id,
         )
         # Every change passes the guards, then has the content it replaces kept in history.
         self.ctx.world = GuardedWorld(HistoryWorld(self.ctx.world, self.ctx), self.ctx)
@@ -201,7 +202,7 @@ def create_server() -> SteadyhandServer:
 
     @ls.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def on_open(ls: SteadyhandServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.docs.opened(params.text_document.uri)
+        ls.docs.opened(params.text_document.uri, params.text_document.language_id)
         ls.docs.changed(params.text_document.uri, params.text_document.text)
         path = doc_path(params.text_document.uri)
         if path is not None:

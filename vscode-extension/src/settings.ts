@@ -45,6 +45,7 @@ export const SERVER_SETTINGS: readonly ServerSettingSpec[] = [
   { name: 'protectedGlobs', type: 'string[]', default: ['.git/**', '.git', '.hg/**', '.svn/**', '.vscode/**', '.idea/**', '.vs/**', '.zed/**', '.fleet/**', '**/*.code-workspace'] },
   { name: 'allowProtectedWrites', type: 'boolean', default: false },
   { name: 'secrets', type: 'string', default: 'warn', values: ['warn', 'block', 'off'] },
+  { name: 'syntaxCheck', type: 'string', default: 'warn', values: ['warn', 'block', 'off'] },
   { name: 'imageMaxPixels', type: 'integer', default: 1150000 },
   { name: 'imageMaxDimension', type: 'integer', default: 1568 },
   { name: 'imageMaxBytes', type: 'integer', default: 1048576 },

@@ -240,6 +240,7 @@ describe('package.json ↔ server settings', () => {
       'steadyhand.protectedGlobs': 'application',
       'steadyhand.allowProtectedWrites': 'application',
       'steadyhand.secrets': 'application',
+      'steadyhand.syntaxCheck': 'application',
       'steadyhand.allowHardLinks': 'application',
       'steadyhand.confirmEdits': 'application',
       'steadyhand.saveAfterEdit': 'application',

@@ -1,4 +1,5 @@
-"""The guard around the world: every change passes the write rules and the secret scan.
+"""The guard around the world: every change passes the write rules, the secret scan and
+the syntax check.
 
 :class:`GuardedWorld` wraps whatever world the server uses (disk, editor, or a history
 wrapper around either), so every tool that changes a file is covered without calling the
@@ -15,13 +16,10 @@ from steadyhand.context import ToolContext, WorldLayer
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import check_writable
 from steadyhand.guards.secrets import Finding, describe, scan_added
+from steadyhand.guards.syntax import RESTORING_TOOLS, SyntaxReport, check_syntax
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.lists import list_fields
 from steadyhand.text.lines import to_view
-
-#: Tools that put back content the file held before: never scanned for secrets (an undo
-#: must be able to restore a file that held a credential before the agent touched it).
-RESTORING_TOOLS = frozenset({"undo", "rewind"})
 
 #: Above this many characters the scan runs off the event loop.
 _THREAD_CHARS = 1 << 20
@@ -33,7 +31,12 @@ class GuardedWorld(WorldLayer):
     async def apply(self, change: Change) -> Applied:
         check_writable(self.ctx, change.path, change.session)
         findings = await check_secrets(self.ctx, change)
+        syntax = check_syntax(self.ctx, change)
         applied = await self.inner.apply(change)
+        if syntax is not None:
+            syntax.commit(applied.snapshot)
+            # rewind names each file's findings in its own list of files
+            applied = with_syntax(applied, syntax, say=change.tool != "rewind")
         if not findings:
             return applied
         warning = secrets_warning(findings)
@@ -82,11 +85,38 @@ def secrets_warning(findings: list[Finding]) -> str:
     )
 
 
-def dry_run_fields(findings: list[Finding]) -> dict[str, object]:
-    """The ``secrets`` field of a dry run's result, when the change would add any."""
-    return list_fields("secrets", [f.as_dict() for f in findings]) if findings else {}
+def with_syntax(applied: Applied, syntax: SyntaxReport, *, say: bool = True) -> Applied:
+    """``applied`` carrying the syntax check's fields, and (``say``) its sentence in the
+    note."""
+    sentence = syntax.sentence() if say else ""
+    note = f"{applied.note} {sentence}" if applied.note and sentence else applied.note or sentence
+    return dataclasses.replace(applied, note=note, syntax=syntax.fields())
+
+
+def dry_run_fields(
+    findings: list[Finding], syntax: SyntaxReport | None = None
+) -> dict[str, object]:
+    """The ``secrets`` field of a dry run's result, when the change would add any, and
+    the syntax check's fields, when the file was checked."""
+    fields = list_fields("secrets", [f.as_dict() for f in findings]) if findings else {}
+    if syntax is not None:
+        fields.update(syntax.fields())
+    return fields
+
+
+def dry_run_note(findings: list[Finding], syntax: SyntaxReport | None) -> str:
+    """What a dry run's message adds: the secrets warning and the syntax sentence, each
+    when there is one (with a leading space)."""
+    parts = [secrets_warning(findings)] if findings else []
+    if syntax is not None and syntax.sentence():
+        parts.append(syntax.sentence())
+    return "".join(" " + p for p in parts)
 
 
 def findings_fields(applied: Applied) -> dict[str, object]:
-    """The ``secrets`` field of a result, when the change added credential-like text."""
-    return list_fields("secrets", applied.findings) if applied.findings else {}
+    """The ``secrets`` field of a result, when the change added credential-like text, and
+    the syntax check's fields, when the file was checked."""
+    fields = list_fields("secrets", applied.findings) if applied.findings else {}
+    if applied.syntax is not None:
+        fields.update(applied.syntax)
+    return fields

@@ -29,19 +29,24 @@ class OpenDocuments:
         self._uris_by_path: dict[str, list[str]] = {}
         #: URI -> the real path it named when it was opened
         self._path_by_uri: dict[str, str] = {}
+        #: URI -> the language id the editor gave it (``python``, ``shellscript``...)
+        self._language_by_uri: dict[str, str] = {}
         self._waiters: dict[str, list[tuple[Callable[[str], bool], asyncio.Future[None]]]] = {}
 
-    def opened(self, uri: str) -> None:
+    def opened(self, uri: str, language_id: str | None = None) -> None:
         path = uri_to_path(uri)
         if path is None:
             return
         self.closed(uri)  # opened again: under the path it names now
         self._path_by_uri[uri] = path
         self._uris_by_path.setdefault(path, []).append(uri)
+        if language_id:
+            self._language_by_uri[uri] = language_id
 
     def closed(self, uri: str) -> str | None:
         """Forget ``uri``; the real path it named when opened (None: it was not open)."""
         path = self._path_by_uri.pop(uri, None)
+        self._language_by_uri.pop(uri, None)
         if path is None:
             return None
         uris = self._uris_by_path.get(path, [])
@@ -54,6 +59,12 @@ class OpenDocuments:
     def uri_for(self, path: str) -> str | None:
         uris = self._uris_by_path.get(path)
         return uris[-1] if uris else None
+
+    def language_id(self, path: str) -> str | None:
+        """The language id of the buffer that counts for ``path`` (None: not open, or
+        opened without one)."""
+        uri = self.uri_for(path)
+        return self._language_by_uri.get(uri) if uri is not None else None
 
     def paths(self) -> list[str]:
         return list(self._uris_by_path)

@@ -69,8 +69,10 @@ _EDIT_ERRORS = (
     "exactly from the read output; the message shows the closest text), ambiguous (add "
     "surrounding lines or set replace_all), count_mismatch, no_change, edit_rejected (the "
     "editor refused because the user was typing: read again), wrong_tool (use the tool the "
-    "message names), protected, secret_detected, read_only, outside_workspace and denied "
-    "(do not retry), io_error."
+    "message names), protected, secret_detected, syntax_error (the change would leave a "
+    "syntax error where the message says: correct the new text), read_only, "
+    "outside_workspace and denied (do not retry), io_error. A change that leaves a syntax "
+    "error is made, and the result names it (syntax_errors): fix it with another edit."
 )
 
 _TOOLS: tuple[McpTool, ...] = (
@@ -191,8 +193,8 @@ _TOOLS: tuple[McpTool, ...] = (
         "(not_read, partial_view) and refuses if it changed since (stale: read it again). "
         "The content is written exactly as given; the file keeps its encoding. The result "
         "says how many lines were added and removed. Errors: not_read, partial_view, stale, "
-        "is_directory, too_large, protected, secret_detected, read_only, edit_rejected, "
-        "outside_workspace and denied (do not retry), io_error.",
+        "is_directory, too_large, protected, secret_detected, syntax_error, read_only, "
+        "edit_rejected, outside_workspace and denied (do not retry), io_error.",
         {
             "file_path": _FILE,
             "content": _p(_STR, "The complete new content of the file."),

@@ -31,6 +31,7 @@ class ErrorCode(StrEnum):
     UNREADABLE = "unreadable"
     SESSION_EXISTS = "session_exists"
     CONFLICT = "conflict"
+    SYNTAX_ERROR = "syntax_error"
 
 
 class ToolError(Exception):

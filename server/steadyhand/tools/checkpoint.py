@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import is_read_only, protected_pattern
+from steadyhand.guards.syntax import syntax_clause, syntax_fields, syntax_summary
 from steadyhand.history.store import Checkpoint, Version
 from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -188,11 +189,14 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
                 continue
             plans.append(outcome)
         # All or nothing, even if the request is cancelled halfway.
-        restored, deleted, buffer_only = await run_to_end(_apply_all(ctx, plans, p.session))
+        restored, deleted, buffer_only, syntax = await run_to_end(_apply_all(ctx, plans, p.session))
     lines = [
-        f"- restored {x} in the editor's buffer only: {buffer_only[x]}"
-        if x in buffer_only
-        else f"- restored {x}"
+        (
+            f"- restored {x} in the editor's buffer only: {buffer_only[x]}"
+            if x in buffer_only
+            else f"- restored {x}"
+        )
+        + syntax_clause(syntax.get(x))
         for x in restored
     ]
     lines += [f"- deleted {x} (this session created it)" for x in deleted]
@@ -212,6 +216,7 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
             " Skipped files keep their current content: read them and decide with the user "
             "what to do."
         )
+    head += syntax_summary(syntax)
     done = set(restored) | set(deleted)
     diff = _rewind_diff(ctx, [x for x in plans if x.path in done], include_diff=p.include_diff)
     if diff.get("diff_omitted"):
@@ -225,6 +230,7 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
         **list_fields("unchanged", unchanged),
         **list_fields("not_on_disk", sorted(buffer_only)),
         **diff,
+        **syntax_fields(syntax),
     )
 
 
@@ -250,12 +256,13 @@ def _rewind_diff(ctx: ToolContext, done: list[_Plan], *, include_diff: bool) -> 
 
 async def _apply_all(
     ctx: ToolContext, plans: list[_Plan], session: str
-) -> tuple[list[str], list[str], dict[str, str]]:
+) -> tuple[list[str], list[str], dict[str, str], dict[str, dict[str, object]]]:
     """Apply every plan, or none: on a failure the ones already applied are put back.
-    Returns what was restored, what was deleted, and for restores that reached only an
-    editor buffer (not the disk) why."""
+    Returns what was restored, what was deleted, for restores that reached only an
+    editor buffer (not the disk) why, and the syntax check's fields of each restore."""
     done: list[_Plan] = []
     buffer_only: dict[str, str] = {}
+    syntax: dict[str, dict[str, object]] = {}
     try:
         for plan in plans:
             if plan.text is None:
@@ -273,6 +280,8 @@ async def _apply_all(
                 )
                 if not applied.on_disk:
                     buffer_only[plan.path] = applied.note or "the file on disk was not changed"
+                if applied.syntax is not None:
+                    syntax[plan.path] = applied.syntax
             done.append(plan)
     except Exception as err:
         failed = plan.path
@@ -293,7 +302,7 @@ async def _apply_all(
         ) from err
     restored = [x.path for x in done if x.text is not None]
     deleted = [x.path for x in done if x.text is None]
-    return restored, deleted, buffer_only
+    return restored, deleted, buffer_only, syntax
 
 
 async def _roll_back(ctx: ToolContext, done: list[_Plan], session: str) -> list[str]:

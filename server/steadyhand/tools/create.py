@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from steadyhand.apply.guarded import dry_run_fields, findings_fields, secrets_warning
+from steadyhand.apply.guarded import findings_fields
 from steadyhand.protocol.results import Result, success
 from steadyhand.text.diff import whole_diff
 from steadyhand.text.encoding import UTF8
@@ -27,8 +27,8 @@ async def create_file(target: Target, content: str) -> Result:
     if tool != "write":
         as_edit = {"replacements": 1, "matched": "exact"}
     if target.dry_run:
-        findings = await preview(target.ctx, change)
-        warning = " " + secrets_warning(findings) if findings else ""
+        seen = await preview(target.ctx, change)
+        warning = seen.note()
         return success(
             f"Dry run: {path} does not exist; the {tool} would create it with {lines} lines "
             f"({size} bytes). Nothing was written.{warning}{note}",
@@ -41,7 +41,7 @@ async def create_file(target: Target, content: str) -> Result:
             **diff,
             dry_run=True,
             **as_edit,
-            **dry_run_fields(findings),
+            **seen.fields(),
         )
     applied = await commit(target.ctx, change)
     message = f"File created successfully at: {path} (wrote {lines} lines, {size} bytes)."

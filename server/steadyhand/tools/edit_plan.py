@@ -7,7 +7,7 @@ import asyncio
 import os
 from collections.abc import Sequence
 
-from steadyhand.apply.guarded import dry_run_fields, findings_fields, secrets_warning
+from steadyhand.apply.guarded import findings_fields
 from steadyhand.documents.snapshot import (
     ByContent,
     ContentKey,
@@ -15,7 +15,6 @@ from steadyhand.documents.snapshot import (
     content_key,
     mixed_view,
 )
-from steadyhand.guards.secrets import Finding
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.lists import list_fields
 from steadyhand.protocol.results import Result, success
@@ -32,7 +31,7 @@ from steadyhand.text.matching import (
 )
 from steadyhand.text.render import CUT_MARKER_RE, snippet, snippet_at
 from steadyhand.text.splices import Splice, apply_splices, raw_splices
-from steadyhand.tools.mutation import Target, commit, preview
+from steadyhand.tools.mutation import Preview, Target, commit, preview
 from steadyhand.tools.records import omitted_note, total_lines
 
 
@@ -359,8 +358,8 @@ async def apply_plan(
         new_raw = apply_splices(snap.raw, rsp)
     change = target.change(snap, new_raw, snap.encoding, splices=plan.splices)
     if target.dry_run:
-        findings = await preview(ctx, change)
-        return _dry_run_result(target, snap, plan, new_view, summary, lines, findings)
+        seen = await preview(ctx, change)
+        return _dry_run_result(target, snap, plan, new_view, summary, lines, seen)
     # what the session has seen moves with the text (all of it, if it saw all)
     shown = None if rec.full_view else shown_after(rec.shown, view, plan.splices, lines)
     # the line-ending counts carry over: no pass over the new text
@@ -416,7 +415,7 @@ def _dry_run_result(
     new_view: str,
     summary: str | None,
     lines: Sequence[tuple[int, int]],
-    findings: list[Finding],
+    seen: Preview,
 ) -> Result:
     diff = splices_diff(
         snap.view, new_view, plan.splices, name=snap.path, firsts=[a for a, _ in lines]
@@ -430,8 +429,7 @@ def _dry_run_result(
     )
     if plan.note:
         head += " " + plan.note
-    if findings:
-        head += " " + secrets_warning(findings)
+    head += seen.note()
     fields = target.diff_fields(diff, count_lines(new_view))
     if "diff" in fields:
         shown = str(fields["diff"])  # whole, or cut to whole hunks (then a note says so)
@@ -449,5 +447,5 @@ def _dry_run_result(
         **fields,
         added=ds.added,
         removed=ds.removed,
-        **dry_run_fields(findings),
+        **seen.fields(),
     )

@@ -21,7 +21,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from stat import S_ISDIR
 
-from steadyhand.apply.guarded import check_secrets
+from steadyhand.apply.guarded import check_secrets, dry_run_fields, dry_run_note
 from steadyhand.apply.history import delete_via
 from steadyhand.change import Applied, Change
 from steadyhand.context import ToolContext
@@ -30,6 +30,7 @@ from steadyhand.formats import notebook as nb_fmt
 from steadyhand.fs.reader import encode_or_refuse
 from steadyhand.guards.protected import check_writable
 from steadyhand.guards.secrets import Finding
+from steadyhand.guards.syntax import SyntaxReport, check_syntax
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.file_state import FileRecord, Range, Session
 from steadyhand.text.encoding import Encoding
@@ -210,10 +211,30 @@ async def commit(
     return applied
 
 
-async def preview(ctx: ToolContext, change: Change) -> list[Finding]:
+@dataclass(frozen=True)
+class Preview:
+    """What a dry run of a change reports: what the world's checks found."""
+
+    #: credentials the change adds
+    findings: list[Finding]
+    #: the syntax errors it introduces (None: the file is not checked)
+    syntax: SyntaxReport | None
+
+    def note(self) -> str:
+        """What the dry run's message adds (with a leading space), or ""."""
+        return dry_run_note(self.findings, self.syntax)
+
+    def fields(self) -> dict[str, object]:
+        """The dry run's ``secrets`` and syntax fields."""
+        return dry_run_fields(self.findings, self.syntax)
+
+
+async def preview(ctx: ToolContext, change: Change) -> Preview:
     """What a dry run of ``change`` reports: the checks the world runs before it applies
-    a change (credentials added; ``secret_detected`` when they are refused)."""
-    return await check_secrets(ctx, change)
+    a change (credentials added, syntax errors introduced; ``secret_detected`` or
+    ``syntax_error`` when they are refused)."""
+    findings = await check_secrets(ctx, change)
+    return Preview(findings, check_syntax(ctx, change))
 
 
 async def remove(ctx: ToolContext, path: str, now: Snapshot, *, tool: str, session: str) -> None:

@@ -9,6 +9,7 @@ from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, from_raw
 from steadyhand.fs.reader import read_all, stream_window
 from steadyhand.guards.secrets import read_note
+from steadyhand.guards.syntax import prime_file, prime_read
 from steadyhand.paths.resolve import ResolvedPath
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import ReadParams
@@ -76,6 +77,7 @@ def _read_snapshot(
     session = ctx.sessions.get(p.session)
     lines = snap.lines
     total = len(lines)
+    prime_read(ctx, snap)  # the syntax tree of what an edit will change, built meanwhile
     start = offset or 1
     limit = p.limit or s.default_read_lines
     key = (p.offset, p.limit)
@@ -218,6 +220,8 @@ async def _read_large(ctx: ToolContext, p: ReadParams, rp: ResolvedPath, start: 
             last_read=key if shown_lines else None,
         )
     )
+    first = win.lines[0] if start == 1 and win.lines else ""
+    prime_file(ctx, rp.path, first, win.hash, win.st.st_size)
     if not shown_lines:
         return success(
             f"{rp.path} has only {total} line(s), so offset {start} is past its end. "

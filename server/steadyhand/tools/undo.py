@@ -7,6 +7,7 @@ undoing it again brings the change back.
 
 from __future__ import annotations
 
+from steadyhand.apply.guarded import findings_fields
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import check_writable
@@ -262,4 +263,11 @@ async def _restore(
         message += " " + applied.note
     if omitted_note(fields):
         message += " " + omitted_note(fields)
-    return success(message, **fields, session=acting, via=applied.via, on_disk=applied.on_disk)
+    return success(
+        message,
+        **fields,
+        session=acting,
+        via=applied.via,
+        on_disk=applied.on_disk,
+        **findings_fields(applied),
+    )

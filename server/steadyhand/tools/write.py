@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from steadyhand.apply.guarded import dry_run_fields, findings_fields, secrets_warning
+from steadyhand.apply.guarded import findings_fields
 from steadyhand.context import ToolContext
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import WriteParams
@@ -61,15 +61,15 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
         note = " " + omitted_note(fields) if omitted_note(fields) else ""
         if p.dry_run:
             same = " (it already holds exactly this content)" if content == snap.raw else ""
-            findings = await preview(ctx, change)
-            warning = " " + secrets_warning(findings) if findings else ""
+            seen = await preview(ctx, change)
+            warning = seen.note()
             return success(
                 f"Dry run: writing would update {path}{same}: {before_lines} line(s) before, "
                 f"{after_lines} line(s) after (≈ +{ds.added} / -{ds.removed}); nothing was "
                 f"written.{warning}{note}",
                 **fields,
                 dry_run=True,
-                **dry_run_fields(findings),
+                **seen.fields(),
             )
         if content == snap.raw:
             target.session.put(record_for(snap, full_range(snap), None))

@@ -1,0 +1,841 @@
+"""The syntax check of a change, and the trees it keeps to be quick.
+
+A change's new text is compared with its old text: :meth:`Checker.check` answers the
+errors the change introduced (:func:`~steadyhand.syntax.issues.introduced`), or that the
+check was skipped (it could not finish within the deadline).
+
+Speed comes from three things:
+
+* **The tree of the old text is already there.** A read hands the text to
+  :meth:`Checker.prime`; it is parsed in slices of a couple of milliseconds on the event
+  loop once nothing else has happened for a moment (so never while an answer waits), and
+  kept by content hash. A change leaves the tree of its new text behind the same way
+  (:meth:`Outcome.commit`), so the next change to that file starts from it too.
+* **Most of the text is left out.** The change is checked on its new text with the
+  siblings far from every edit removed (:mod:`steadyhand.syntax.elide`): a few hundred
+  bytes to parse instead of the whole file, however large. When that parses without
+  error, the change introduced none; when it does not and the old text had no error,
+  every error found is the change's, placed where it is in the whole file. A text that
+  had errors already is judged whole (reparsed incrementally from its tree), since how
+  the parser recovers from an error depends on everything around it.
+* **Positions are worked out locally.** Byte offsets come from character offsets through
+  marks a few thousand characters apart (ASCII text needs none), lines and columns from
+  the nearest node of the tree, never by counting from the top.
+
+A parse that would not finish before the deadline is stopped (tree-sitter's progress
+callback) and the check skipped; the parse is then finished in the background, so the
+next change to that text is checked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import contextlib
+import dataclasses
+import functools
+import logging
+import sys
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from tree_sitter import Language, Parser, Range, Tree
+
+from steadyhand.syntax import grammars
+from steadyhand.syntax.elide import MARGIN, removals
+from steadyhand.syntax.issues import Edit, Issue, introduced, map_offset
+from steadyhand.syntax.offsets import (
+    CharEdit,
+    Marks,
+    apply_edits,
+    build_marks,
+    byte_offset,
+    encode,
+    shift_marks,
+    whole_edit,
+)
+from steadyhand.syntax.tree import issue_at, issues, point_at
+
+log = logging.getLogger(__name__)
+
+#: A check that cannot finish within this many seconds is skipped.
+DEADLINE_S = 0.05
+#: Texts larger than this (bytes of UTF-8) are not checked, nor parsed in the background.
+#: A tree takes some 40 times the memory of its text; a text of 1 MiB (about 25,000
+#: lines of code) takes some 50 ms to parse here, longer than a check may take.
+MAX_BYTES = 1 << 20
+#: Background parsing runs in slices of about this many seconds ...
+SLICE_S = 0.002
+#: ... once nothing has been checked or read for this many seconds.
+IDLE_S = 0.02
+#: Trees kept: at most this many, of texts of at most this many bytes in all (versions
+#: of one file made by changes share most of their trees).
+CACHE_ENTRIES = 16
+CACHE_BYTES = 1 << 20
+#: Texts waiting to be parsed in the background; older requests are dropped.
+MAX_JOBS = 8
+#: Languages whose siblings depend on their neighbours (YAML's indentation): the check
+#: keeps one sibling on each side of what a change touches.
+WIDER_MARGIN = {"yaml": (1, 1)}
+
+
+class Splicelike(Protocol):
+    """What a change is made of: ``text[start:end]`` (characters of the old text)
+    replaced with ``text``. (The tools' ``Splice`` has exactly this shape.)"""
+
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+
+
+@dataclass(eq=False)
+class Entry:
+    """The tree of one text, and what is known about it."""
+
+    lang: str
+    tree: Tree
+    #: the text's UTF-8 form (None once handed on to the entry of a change made from it)
+    data: bytearray | None
+    marks: Marks | None
+    size: int
+    #: False when the tree was edited without a full reparse since (still a good base
+    #: for a reparse, and its siblings are still where the text's siblings are)
+    fresh: bool = True
+    #: Where the text has syntax errors the tree does not show (byte ranges): those a
+    #: change introduced, found without reparsing the whole text, each from the bracket
+    #: it leaves open, if any (the error is there even where it is no longer noticed)
+    known: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(eq=False)
+class Job:
+    """A parse run in slices: of a text (``view``, or ``data`` already encoded), or of a
+    text still to be loaded (``load``)."""
+
+    lang: str
+    key: str | None
+    view: str | None = None
+    load: Callable[[], tuple[str, str] | None] | None = None
+    data: bytearray | None = None
+    parser: Parser | None = None
+    marks: Marks | None = None
+    #: the parse under way (None: not started)
+    reader: Reader | None = None
+
+    def step(self, language: Language, until: float) -> Entry | None:
+        """Parse until ``until`` (perf_counter seconds); the entry once done, else None."""
+        if self.data is None:
+            if self.view is None and self.load is not None:
+                loaded = self.load()
+                self.load = None
+                if loaded is None:
+                    raise _Dropped
+                self.key, self.view = loaded
+            if self.view is None:
+                raise _Dropped
+            self.data = bytearray(encode(self.view))
+            self.marks = build_marks(self.view)
+            self.view = None
+        if self.parser is None:
+            self.parser = Parser(language)
+        if self.reader is None:
+            tree, self.reader = _stopped(self.parser, self.data, until)
+        else:
+            tree = _parse(self.parser, self.data, until, reader=self.reader)
+        if tree is None:
+            return None
+        return Entry(self.lang, tree, self.data, self.marks, len(self.data))
+
+
+class _Dropped(Exception):
+    """A background job whose text went away (the file changed or vanished)."""
+
+
+class Reader:
+    """Hands a text to tree-sitter piece by piece (a parse that can be stopped at a
+    deadline reads its text through a callback).
+
+    tree-sitter's Python binding (0.26) keeps one reference to every piece a read
+    callback hands it and never lets go of it; each piece holds the whole text, so
+    every such parse would keep its text alive for good. :meth:`settle` gives those
+    references back once the binding is done with them (checked once per process, by
+    :func:`_keeps_pieces`, so a binding without the fault is left alone).
+    """
+
+    __slots__ = ("pieces", "view")
+
+    def __init__(self, data: bytes | bytearray) -> None:
+        self.view: memoryview | None = memoryview(data)
+        self.pieces: list[memoryview] = []
+
+    def __call__(self, offset: int, _point: object) -> memoryview | None:
+        view = self.view
+        if view is None or offset >= len(view):
+            return None  # the end of the text
+        piece = view[offset:]
+        self.pieces.append(piece)
+        return piece
+
+    def settle(self) -> None:
+        """After a call to ``parse`` returned (or was stopped)."""
+        if _KEEPS_PIECES.get(True, False):
+            for piece in self.pieces:
+                _decref(piece)
+        self.pieces.clear()
+
+    def close(self) -> None:
+        """The parse is over: let go of the text (the tree keeps the reader)."""
+        self.settle()
+        if self.view is not None:
+            with contextlib.suppress(BufferError):
+                self.view.release()
+            self.view = None
+
+
+#: Whether the binding keeps a reference to what a read callback hands it (see
+#: :class:`Reader`), found out the first time it matters.
+_KEEPS_PIECES: dict[bool, bool] = {}
+
+
+def _decref(obj: object) -> None:
+    import ctypes
+
+    ctypes.pythonapi.Py_DecRef(ctypes.py_object(obj))
+
+
+def _keeps_pieces(language: Language) -> bool:
+    """Parse a tiny text through a callback and see whether the piece handed over is
+    still referenced once nothing of ours holds it."""
+    known = _KEEPS_PIECES.get(True)
+    if known is None:
+        piece = bytearray(b"\n")
+        before = sys.getrefcount(piece)
+
+        def read(offset: int, _point: object) -> bytearray | None:
+            return piece if offset == 0 else None
+
+        tree = Parser(language).parse(read)
+        del tree, read
+        known = _KEEPS_PIECES[True] = sys.getrefcount(piece) > before
+        if known:
+            _decref(piece)
+    return known
+
+
+def _parse(
+    parser: Parser,
+    data: bytes | bytearray,
+    until: float,
+    old_tree: Tree | None = None,
+    *,
+    reader: Reader | None = None,
+) -> Tree | None:
+    """Parse ``data`` (from ``old_tree``, edited to fit it, when given) until the
+    deadline; None when stopped there. A ``reader`` given is of a parse stopped before,
+    which goes on where it stopped; else a new parse starts."""
+    if parser.language is not None:
+        _keeps_pieces(parser.language)
+    resume = reader is not None
+    if reader is None:
+        parser.reset()
+        reader = Reader(data)
+
+    def past(_offset: int, _has_error: bool) -> bool:
+        return time.perf_counter() > until
+
+    try:
+        if old_tree is not None:
+            tree = parser.parse(reader, old_tree, progress_callback=past)
+        else:
+            tree = parser.parse(reader, progress_callback=past)
+    except ValueError:
+        reader.settle()
+        if not resume:
+            reader.close()
+        return None
+    reader.close()
+    return tree
+
+
+def _stopped(
+    parser: Parser, data: bytes | bytearray, until: float, old_tree: Tree | None = None
+) -> tuple[Tree | None, Reader]:
+    """Like :func:`_parse`, and the reader, to go on with a parse stopped at the
+    deadline (pass it back as ``reader``)."""
+    parser.reset()
+    reader = Reader(data)
+    tree = _parse(parser, data, until, old_tree, reader=reader)
+    return tree, reader
+
+
+@dataclass
+class Outcome:
+    """What the check of one change found."""
+
+    #: the errors the change introduced, in text order
+    errors: tuple[Issue, ...] = ()
+    #: why the check did not run to its end ("" when it did)
+    skipped: str = ""
+    _store: Callable[[str], None] | None = field(default=None, repr=False)
+
+    def commit(self, key: str) -> None:
+        """The change was made and its new text has content key ``key``: keep the tree
+        of that text for the next check."""
+        store, self._store = self._store, None
+        if store is not None:
+            store(key)
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """A text as the check sees it: its content key (a hash) and its characters."""
+
+    key: str
+    view: str
+
+
+class Checker:
+    """Syntax checks of changes, with the trees they need (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        deadline: float = DEADLINE_S,
+        entries: int = CACHE_ENTRIES,
+        budget: int = CACHE_BYTES,
+    ) -> None:
+        self.deadline = deadline
+        self.max_entries = entries
+        self.budget = budget
+        self._entries: OrderedDict[tuple[str, str], Entry] = OrderedDict()
+        self._bytes = 0
+        self._jobs: OrderedDict[tuple[str, str | None, int], Job] = OrderedDict()
+        self._job_ids = 0
+        self._parsers: dict[str, Parser] = {}
+        self._last_activity = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+
+    # -- the cache -------------------------------------------------------------------
+
+    def get(self, lang: str, key: str) -> Entry | None:
+        e = self._entries.get((lang, key))
+        if e is not None:
+            self._entries.move_to_end((lang, key))
+        return e
+
+    def put(self, key: str, entry: Entry) -> None:
+        k = (entry.lang, key)
+        old = self._entries.pop(k, None)
+        if old is not None:
+            self._bytes -= old.size
+        self._entries[k] = entry
+        self._bytes += entry.size
+        while self._entries and (
+            len(self._entries) > self.max_entries or self._bytes > self.budget
+        ):
+            _, gone = self._entries.popitem(last=False)
+            self._bytes -= gone.size
+
+    def cached(self, lang: str, key: str) -> bool:
+        return (lang, key) in self._entries
+
+    # -- background parsing ---------------------------------------------------------
+
+    def prime(self, lang: str, key: str, view: str) -> None:
+        """Parse ``view`` (content key ``key``) in the background, unless known."""
+        self._touch()
+        if (lang, key) in self._entries or len(view) > MAX_BYTES or self._has_job(lang, key):
+            return
+        self._queue(Job(lang, key, view=view))
+
+    def prime_with(self, lang: str, load: Callable[[], tuple[str, str] | None]) -> None:
+        """Parse, in the background, the text ``load()`` answers then as ``(key, view)``
+        (None: nothing to parse), unless known by then."""
+        self._touch()
+        self._queue(Job(lang, None, load=load))
+
+    def _has_job(self, lang: str, key: str) -> bool:
+        return any(j.lang == lang and j.key == key for j in self._jobs.values())
+
+    def _queue(self, job: Job) -> None:
+        self._job_ids += 1
+        self._jobs[(job.lang, job.key, self._job_ids)] = job
+        while len(self._jobs) > MAX_JOBS:
+            self._jobs.popitem(last=False)
+        self._schedule()
+
+    def _touch(self) -> None:
+        self._last_activity = time.perf_counter()
+
+    def _schedule(self, delay: float = IDLE_S) -> None:
+        if self._timer is not None or not self._jobs:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop here: :meth:`drain` runs the jobs
+        self._timer = loop.call_later(delay, self._tick)
+
+    def _tick(self) -> None:
+        self._timer = None
+        quiet = time.perf_counter() - self._last_activity
+        if quiet < IDLE_S:
+            self._schedule(IDLE_S - quiet)
+            return
+        self.work(time.perf_counter() + SLICE_S)
+        self._schedule(0)
+
+    def work(self, until: float) -> bool:
+        """Run background jobs until ``until``; whether any is left."""
+        while self._jobs and time.perf_counter() < until:
+            k = next(iter(self._jobs))
+            job = self._jobs[k]
+            language = grammars.language(job.lang)
+            try:
+                if language is None:
+                    raise _Dropped
+                if (
+                    job.key is not None
+                    and (job.lang, job.key) in self._entries
+                    and job.reader is None
+                ):
+                    raise _Dropped
+                entry = job.step(language, until)
+            except _Dropped:
+                self._jobs.pop(k, None)
+                continue
+            except Exception:  # never let a grammar's failure reach the loop
+                log.exception("syntax check: background parse of a %s text failed", job.lang)
+                self._jobs.pop(k, None)
+                continue
+            if entry is None:
+                return True
+            self._jobs.pop(k, None)
+            if job.key is not None:
+                self.put(job.key, entry)
+        return bool(self._jobs)
+
+    def drain(self) -> None:
+        """Run every background job to its end (tests, and loops that are not running)."""
+        while self.work(time.perf_counter() + 60):
+            pass
+
+    def _take_job(self, lang: str, key: str, until: float) -> Entry | None:
+        """The tree of a text being parsed in the background, finished now if it can be
+        before ``until``."""
+        for k, job in list(self._jobs.items()):
+            if job.lang == lang and job.key == key:
+                language = grammars.language(lang)
+                if language is None:
+                    return None
+                try:
+                    entry = job.step(language, until)
+                except _Dropped:
+                    self._jobs.pop(k, None)
+                    return None
+                if entry is None:
+                    return None
+                self._jobs.pop(k, None)
+                self.put(key, entry)
+                return entry
+        return None
+
+    def _too_slow(self) -> str:
+        return f"it could not finish within {self.deadline * 1000:.0f} ms"
+
+    def _parser(self, lang: str, language: Language) -> Parser:
+        p = self._parsers.get(lang)
+        if p is None:
+            p = self._parsers[lang] = Parser(language)
+        return p
+
+    # -- the check -------------------------------------------------------------------
+
+    def check(
+        self,
+        lang: str,
+        before: Text | None,
+        after: str,
+        splices: Sequence[Splicelike] | None = None,
+    ) -> Outcome:
+        """The errors the change from ``before`` (None: a new file) to ``after``
+        introduced. ``splices``: the change as replacements of ``before.view`` (ordered),
+        when known; else the texts are compared."""
+        self._touch()
+        until = time.perf_counter() + self.deadline
+        language = grammars.language(lang)
+        if language is None:
+            return Outcome()
+        if len(after) > MAX_BYTES or (before is not None and len(before.view) > MAX_BYTES):
+            return Outcome(skipped="the file is too large to check")
+        if before is not None:
+            entry = self.get(lang, before.key) or self._take_job(lang, before.key, until)
+            if entry is not None:
+                return self._from_tree(lang, language, entry, before, after, splices, until)
+        return self._without_tree(lang, language, before, after, splices, until)
+
+    def _data(self, entry: Entry, text: Text) -> bytearray:
+        if entry.data is None:
+            entry.data = bytearray(encode(text.view))
+            entry.marks = build_marks(text.view)
+        return entry.data
+
+    def _edits(
+        self,
+        entry: Entry,
+        before: Text,
+        after: str,
+        splices: Sequence[Splicelike] | None,
+    ) -> tuple[list[CharEdit] | None, list[Edit], list[bytes]]:
+        """The change as byte edits of the old text, with the bytes each puts in (and as
+        character edits, when made of splices)."""
+        data = self._data(entry, before)
+        if splices is None:
+            e, mid = whole_edit(data, encode(after))
+            return None, [e], [mid]
+        view, marks = before.view, entry.marks
+        char_edits: list[CharEdit] = []
+        edits: list[Edit] = []
+        mids: list[bytes] = []
+        for sp in splices:
+            mid = encode(sp.text)
+            bs = byte_offset(view, marks, sp.start)
+            be = byte_offset(view, marks, sp.end) if sp.end != sp.start else bs
+            char_edits.append(CharEdit(sp.start, sp.end, len(sp.text), bs, be, len(mid)))
+            edits.append(Edit(bs, be, len(mid)))
+            mids.append(mid)
+        return char_edits, edits, mids
+
+    def _from_tree(
+        self,
+        lang: str,
+        language: Language,
+        entry: Entry,
+        before: Text,
+        after: str,
+        splices: Sequence[Splicelike] | None,
+        until: float,
+    ) -> Outcome:
+        char_edits, edits, mids = self._edits(entry, before, after, splices)
+
+        def store(key: str, known: tuple[tuple[int, int], ...] = ()) -> None:
+            # The old tree, told about the change (not reparsed), serves the next check.
+            made = _edited(entry, lang, edits, mids, char_edits, before, after)
+            made.known = known
+            self.put(key, made)
+
+        if not edits:
+            return Outcome(_store=lambda key: self.put(key, entry))
+        data = self._data(entry, before)
+        parser = self._parser(lang, language)
+        exact = functools.partial(
+            self._exact, lang, parser, entry, before, after, edits, mids, char_edits, until
+        )
+        if entry.tree.root_node.has_error:
+            # A text with errors: how the parser recovers from them shapes the tree all
+            # around, so only the whole text tells what the change did.
+            return exact()
+        margin = WIDER_MARGIN.get(lang, MARGIN)
+        cut = removals(entry.tree.root_node, [(e.start, e.end) for e in edits], margin)
+        if any(_meets(span, c) for span in entry.known for c in cut):
+            return exact()  # errors a change left lie where this check would not look
+        short = Shortened(data, cut, edits, mids)
+        # A few hundred bytes: parsed at once, from the bytes (no deadline to watch).
+        parser.reset()
+        tree = parser.parse(short.new)
+        if not tree.root_node.has_error:
+            return Outcome(_store=store)  # (and the errors a change left are gone)
+        if entry.known:
+            return exact()  # which of these errors were there before? the whole text says
+        if not entry.fresh:
+            # A tree only told about earlier changes may group the text otherwise than a
+            # parse would (a YAML line dropped joins two items): what was left out around
+            # this change may be what breaks it. The whole text says.
+            return exact()
+        # The old text had no error: every error of the new one is the change's.
+        new_found, _ = issues(tree.root_node, short.new)
+        new_data = apply_edits(data, edits, mids)
+        placed = tuple(short.place(i, new_data) for i in new_found)
+        return Outcome(placed, _store=lambda key: store(key, tuple(_cause(i) for i in placed)))
+
+    def _exact(
+        self,
+        lang: str,
+        parser: Parser,
+        entry: Entry,
+        before: Text,
+        after: str,
+        edits: list[Edit],
+        mids: list[bytes],
+        char_edits: list[CharEdit] | None,
+        until: float,
+    ) -> Outcome:
+        """The errors of the whole new text that the whole old text did not have, each
+        text parsed incrementally from the tree kept for the old one."""
+        data = self._data(entry, before)
+        if not entry.fresh:  # a tree only told about earlier changes: reparse it first
+            tree = _parse(parser, data, until, entry.tree)
+            if tree is None:
+                return Outcome(skipped=self._too_slow())
+            entry.tree, entry.fresh, entry.known = tree, True, ()
+        old_found, complete = issues(entry.tree.root_node, data)
+        new_data = bytearray(apply_edits(data, edits, mids))
+        edited = entry.tree.copy()
+        _edit_tree(edited, data, edits, mids)
+        new_tree = _parse(parser, new_data, until, edited)
+        if new_tree is None:
+            return Outcome(skipped=self._too_slow())
+        regions = _regions(edited.changed_ranges(new_tree), edits, new_data)
+        new_found, _ = issues(new_tree.root_node, new_data, regions)
+        # Errors outside those ranges are the same before and after; only the others
+        # can account for the errors inside them.
+        near = [o for o in old_found if _touches(o, edits, regions)]
+        blamed = introduced(near, new_found, edits) if complete else []
+        marks = (
+            shift_marks(entry.marks, char_edits, len(before.view))
+            if char_edits is not None
+            else build_marks(after)
+        )
+        fresh = Entry(lang, new_tree, new_data, marks, len(new_data))
+        return Outcome(tuple(blamed), _store=lambda key: self.put(key, fresh))
+
+    def _without_tree(
+        self,
+        lang: str,
+        language: Language,
+        before: Text | None,
+        after: str,
+        splices: Sequence[Splicelike] | None,
+        until: float,
+    ) -> Outcome:
+        """No tree of the old text: parse the new one; the old one only if needed."""
+        parser = self._parser(lang, language)
+        new_data = bytearray(encode(after))
+        tree, reader = _stopped(parser, new_data, until)
+        if tree is None:
+            # Finish it in the background, for the next change, once it has a key.
+            job = Job(lang, None, data=new_data, parser=parser, marks=build_marks(after))
+            job.reader = reader
+            self._parsers.pop(lang, None)  # that parser now belongs to the job
+
+            def later(key: str) -> None:
+                job.key = key
+                self._queue(job)
+
+            return Outcome(skipped=self._too_slow(), _store=later)
+        fresh = Entry(lang, tree, new_data, build_marks(after), len(new_data))
+
+        def store(key: str) -> None:
+            self.put(key, fresh)
+
+        if not tree.root_node.has_error:
+            return Outcome(_store=store)
+        found, _ = issues(tree.root_node, new_data)
+        if before is None:
+            return Outcome(tuple(found), _store=store)
+        old_data = bytearray(encode(before.view))
+        old_tree = _parse(parser, old_data, until)
+        if old_tree is None:
+            return Outcome(skipped=self._too_slow(), _store=store)
+        self.put(
+            before.key, Entry(lang, old_tree, old_data, build_marks(before.view), len(old_data))
+        )
+        old_found, complete = issues(old_tree.root_node, old_data)
+        if not complete:
+            return Outcome(_store=store)
+        if splices is not None:
+            view = before.view
+            edits = [
+                Edit(
+                    len(encode(view[: sp.start])), len(encode(view[: sp.end])), len(encode(sp.text))
+                )
+                for sp in splices
+            ]
+        else:
+            edits = [whole_edit(old_data, new_data)[0]]
+        return Outcome(tuple(introduced(old_found, found, edits)), _store=store)
+
+
+class Shortened:
+    """The old and the new text without the ranges ``cut`` (old-text offsets that never
+    overlap an edit), with the edits in offsets of the shortened old text, and how to
+    place an error of the shortened new text in the whole new text."""
+
+    def __init__(
+        self, data: bytearray, cut: list[tuple[int, int]], edits: list[Edit], mids: list[bytes]
+    ) -> None:
+        self.data = data
+        self.cut = cut
+        events = sorted(
+            [(s, e, -1) for s, e in cut] + [(e.start, e.end, i) for i, e in enumerate(edits)]
+        )
+        old: list[bytes | bytearray] = []
+        new: list[bytes | bytearray] = []
+        self.edits: list[Edit] = []
+        #: pieces of the shortened new text: (start there, start in the new text, how
+        #: many ranges were cut before it)
+        self.pieces: list[tuple[int, int, int]] = []
+        pos = removed = shift = short_new = cuts = 0
+        for s, e, i in events:
+            kept = data[pos:s]
+            old.append(kept)
+            new.append(kept)
+            self.pieces.append((short_new, pos + shift, cuts))
+            short_new += len(kept)
+            if i < 0:
+                removed += e - s
+                cuts += 1
+            else:
+                edit = edits[i]
+                old.append(data[s:e])
+                new.append(mids[i])
+                self.edits.append(Edit(s - removed, e - removed, edit.length))
+                self.pieces.append((short_new, s + shift, cuts))
+                short_new += edit.length
+                shift += edit.length - (e - s)
+            pos = e
+        kept = data[pos:]
+        old.append(kept)
+        new.append(kept)
+        self.pieces.append((short_new, pos + shift, cuts))
+        self.old = b"".join(old)
+        self.new = b"".join(new)
+
+    def to_new(self, pos: int) -> tuple[int, int]:
+        """Offset ``pos`` of the shortened new text in the whole new text, and how many
+        lines were left out before it."""
+        k = bisect.bisect_right(self.pieces, (pos, sys.maxsize, 0)) - 1
+        start, whole, cuts = self.pieces[max(0, k)]
+        lines = sum(self.data.count(b"\n", s, e) for s, e in self.cut[:cuts])
+        return whole + (pos - start), lines
+
+    def place(self, issue: Issue, new_data: bytes) -> Issue:
+        """``issue`` (of the shortened new text) where it is in the whole new text."""
+        start, lines = self.to_new(issue.start)
+        end, _ = self.to_new(issue.end)
+        span_start, _ = self.to_new(issue.span[0])
+        col = start - (new_data.rfind(b"\n", 0, start) + 1)
+        placed = issue_at(
+            start,
+            max(start, end),
+            issue.line - 1 + lines,
+            col,
+            issue.message,
+            new_data,
+            span_start=span_start,
+        )
+        if issue.opener_at < 0:
+            return placed
+        at, opener_lines = self.to_new(issue.opener_at)
+        return dataclasses.replace(
+            placed,
+            opener=issue.opener,
+            opener_at=at,
+            opener_line=issue.opener_line + opener_lines,
+        )
+
+
+def _point_after(start: tuple[int, int], text: bytes | bytearray) -> tuple[int, int]:
+    rows = text.count(b"\n")
+    if rows:
+        return start[0] + rows, len(text) - text.rfind(b"\n") - 1
+    return start[0], start[1] + len(text)
+
+
+def _edit_tree(tree: Tree, data: bytearray, edits: list[Edit], mids: list[bytes]) -> None:
+    """Tell ``tree`` (of ``data``) about ``edits``, from the last to the first, so that
+    every edit's offsets are still those of the old text when it is told."""
+    root = tree.root_node
+    points = [point_at(root, data, e.start) for e in edits]
+    for e, mid, p in reversed(list(zip(edits, mids, points, strict=True))):
+        old_end = _point_after(p, data[e.start : e.end])
+        tree.edit(
+            start_byte=e.start,
+            old_end_byte=e.end,
+            new_end_byte=e.start + len(mid),
+            start_point=p,
+            old_end_point=old_end,
+            new_end_point=_point_after(p, mid),
+        )
+
+
+def _touches(issue: Issue, edits: list[Edit], regions: list[tuple[int, int]]) -> bool:
+    """Whether ``issue`` (of the old text) lay in what an edit replaced, or where the
+    new tree differs (``regions``, new-text offsets)."""
+    lo, hi = issue.span
+    start, inside = map_offset(lo, edits)
+    end, end_inside = map_offset(hi, edits)
+    if inside is not None or end_inside is not None:
+        return True
+    return any(a <= end and start <= b for a, b in regions)
+
+
+def _cause(issue: Issue) -> tuple[int, int]:
+    """The byte range that accounts for ``issue``: the text that does not parse, from the
+    bracket it leaves open when it names one."""
+    lo, hi = issue.span
+    return (min(lo, issue.opener_at) if issue.opener_at >= 0 else lo), hi
+
+
+def _meets(span: tuple[int, int], cut: tuple[int, int]) -> bool:
+    """Whether ``span`` (possibly empty) has any part in ``cut``."""
+    (s, e), (a, b) = span, cut
+    return s < b and a < e if e > s else a <= s < b
+
+
+def _regions(
+    changed: Sequence[Range], edits: list[Edit], new_data: bytes | bytearray
+) -> list[tuple[int, int]]:
+    """Where the new tree differs from the old one (its changed ranges, and the lines
+    that hold the new text of every edit), as merged byte ranges of the new text."""
+    out = [(r.start_byte, r.end_byte) for r in changed]
+    shift = 0
+    for ed in edits:
+        lo, hi = ed.start + shift, ed.start + shift + ed.length
+        line_end = new_data.find(b"\n", hi)
+        out.append((new_data.rfind(b"\n", 0, lo) + 1, len(new_data) if line_end < 0 else line_end))
+        shift += ed.length - (ed.end - ed.start)
+    out.sort()
+    merged: list[tuple[int, int]] = []
+    for lo, hi in out:
+        if merged and lo <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        else:
+            merged.append((lo, hi))
+    return merged
+
+
+def _edited(
+    entry: Entry,
+    lang: str,
+    edits: list[Edit],
+    mids: list[bytes],
+    char_edits: list[CharEdit] | None,
+    before: Text,
+    after: str,
+) -> Entry:
+    """The entry of the new text made from the old one's: its tree edited (not
+    reparsed) and its bytes spliced in place (the old entry gives them up)."""
+    data = entry.data
+    if data is None:
+        data = bytearray(encode(before.view))
+    tree = entry.tree.copy()
+    _edit_tree(tree, data, edits, mids)
+    try:
+        for e, mid in reversed(list(zip(edits, mids, strict=True))):
+            data[e.start : e.end] = mid
+        entry.data = None
+    except BufferError:  # still read by a parse somewhere: copy instead
+        data = bytearray(apply_edits(data, edits, mids))
+    marks = (
+        shift_marks(entry.marks, char_edits, len(before.view))
+        if char_edits is not None
+        else build_marks(after)
+    )
+    return Entry(lang, tree, data, marks, len(data), fresh=False)
