@@ -111,4 +111,3 @@ def test_one_character_wildcards_match_any_character_but_a_slash(c: str) -> None
     assert _hit("a?b", f"a{c}b")
     assert _hit("a[!/]b", f"a{c}b") or c == "/"
     assert not _hit("a?b", "a/b") and not _hit("a*b", "a/b")
-
