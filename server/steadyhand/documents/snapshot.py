@@ -111,8 +111,11 @@ def prime_endings(snap: Snapshot, stats: EndingStats) -> None:
     _ENDINGS.put(content_key(snap), snap.__dict__["endings"])
 
 
-def from_disk(path: str) -> Snapshot:
-    return from_raw(path, read_all(path))
+def from_disk(
+    path: str, *, links_ok: bool = False, expect: tuple[int, int] | None = None
+) -> Snapshot:
+    """The file's content now, checked on its descriptor as :func:`read_all` checks it."""
+    return from_raw(path, read_all(path, links_ok=links_ok, expect=expect))
 
 
 # -- the text last decoded for each path -----------------------------------------------

@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+from steadyhand.fs.checked_open import open_regular
 from steadyhand.state.hashing import content_hash, text_hash
 
 try:
@@ -278,7 +279,7 @@ class HistoryStore:
 
     def _read_new(self) -> None:
         try:
-            f = open(self.index_path, "rb")  # noqa: SIM115 - closed below
+            f = os.fdopen(open_regular(self.index_path, os.O_RDONLY), "rb")
         except FileNotFoundError:
             self._entries, self._offset, self._head = [], 0, b""
             return
@@ -299,7 +300,7 @@ class HistoryStore:
                 continue
             try:
                 obj = _parse_line(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # damaged, or nested past any entry
                 log.warning("history: skipping a damaged index line in %s", self.index_path)
                 continue
             entry = _entry_from(obj) if isinstance(obj, dict) else None
@@ -314,7 +315,7 @@ class HistoryStore:
         if fcntl is None:
             yield
             return
-        fd = os.open(os.path.join(self.root, "index.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        fd = open_regular(os.path.join(self.root, "index.lock"), os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
@@ -326,7 +327,7 @@ class HistoryStore:
         self.flush()  # entries still pending go first: order is kept
         line = _entry_line(entry)
         with self._turn():
-            fd = os.open(self.index_path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = open_regular(self.index_path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
             try:
                 size = os.fstat(fd).st_size
                 if size and _last_byte(fd, size) != b"\n":
@@ -520,7 +521,7 @@ class HistoryStore:
         path = self._blob_path(key)
         with self._lock:
             try:
-                with open(path, "rb") as f:
+                with os.fdopen(open_regular(path, os.O_RDONLY), "rb") as f:
                     data = f.read()
             except OSError:
                 return  # evicted meanwhile (perhaps by another server)
@@ -549,7 +550,7 @@ class HistoryStore:
         """The text kept under ``key``, or None if it is gone or damaged."""
         path = self._blob_path(key)
         try:
-            with open(path, "rb") as f:
+            with os.fdopen(open_regular(path, os.O_RDONLY), "rb") as f:
                 data = f.read()
         except OSError:
             return None

@@ -15,6 +15,7 @@ import stat
 from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
 
+from steadyhand.fs.checked_open import hard_linked, too_many_links
 from steadyhand.fs.syscalls import open_no_symlinks
 from steadyhand.paths.globs import first_match, relative_to, within
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -184,7 +185,7 @@ def resolve(file_path: str, roots: Roots) -> ResolvedPath:
     if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
         raise not_regular(file_path, real, st)
     if st is not None and too_many_links(st, links_ok=roots.allow_hard_links):
-        raise hard_linked(file_path, real, st)
+        raise hard_linked(file_path, real, st.st_nlink)
     return ResolvedPath(real, real, root, st)
 
 
@@ -206,23 +207,6 @@ def _outside(file_path: str, absolute: str, real: str, roots: Roots) -> ToolErro
         f"{file_path} leads{through} outside the workspace ({where}). Work on files inside "
         "the workspace, or ask the user to add the folder to the allowedPaths setting.",
         path=absolute,
-    )
-
-
-def too_many_links(st: os.stat_result, *, links_ok: bool) -> bool:
-    """Whether a regular file's link count says another name of it may lie anywhere on
-    this file system (refused unless ``allowHardLinks`` is set)."""
-    return stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and not links_ok
-
-
-def hard_linked(file_path: str, real: str, st: os.stat_result) -> ToolError:
-    """The refusal for a file with more than one hard link."""
-    return ToolError(
-        ErrorCode.OUTSIDE_WORKSPACE,
-        f"{file_path} has {st.st_nlink} hard links, so the same file may also be reachable "
-        "outside the workspace; Steadyhand does not read or write it. Ask the user to "
-        "replace it with an independent copy, or to turn on the allowHardLinks setting.",
-        path=real,
     )
 
 
