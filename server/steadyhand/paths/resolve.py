@@ -90,7 +90,7 @@ def names_folder(file_path: str) -> bool:
     """Whether ``file_path`` ends with a slash (or ``/.``): POSIX takes it to name a
     folder, never a file."""
     p = file_path.rstrip()
-    if p.startswith("file:"):
+    if p[:5].lower() == "file:":
         p = unquote(urlparse(p).path)
     return p.endswith(("/", "/.")) and p.strip("/.") != ""
 
@@ -116,7 +116,7 @@ def expand(file_path: str, roots: Roots) -> str:
             "Use a path inside the workspace."
         )
     p = file_path
-    if p.startswith("file:"):
+    if p[:5].lower() == "file:":  # a scheme's case does not matter (RFC 3986)
         parsed = urlparse(p)
         if parsed.netloc not in ("", "localhost"):
             raise _invalid(f"The URI {p!r} names another host. Use a local file path.")
