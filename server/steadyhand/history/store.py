@@ -139,14 +139,41 @@ Entry = Version | Checkpoint
 
 def _entry_from(obj: dict[str, Any]) -> Entry | None:
     kind = obj.pop("t", None)
+    cls = Version if kind == "change" else Checkpoint if kind == "checkpoint" else None
+    if cls is None or not _well_typed(cls, obj):
+        return None  # not an entry this store wrote (a damaged or foreign line)
     try:
-        if kind == "change":
-            return Version(**obj)
-        if kind == "checkpoint":
-            return Checkpoint(**obj)
+        return cls(**obj)
     except TypeError:
-        pass
-    return None
+        return None
+
+
+#: What each field of an entry may hold, by its annotation; numbers within these bounds
+#: (a time a clock can show, a size a file can have).
+_KINDS: dict[str, tuple[type, ...]] = {
+    "str": (str,),
+    "str | None": (str, type(None)),
+    "bool": (bool,),
+    "int": (int,),
+    "float": (int, float),
+}
+_MAX_NUMBER = 1 << 62
+_MAX_TIME = 1e11  # the year 5138
+
+
+def _well_typed(cls: type, obj: dict[str, Any]) -> bool:
+    for f in fields(cls):
+        value = obj.get(f.name)
+        kinds = _KINDS.get(str(f.type))
+        if kinds is None or not isinstance(value, kinds):
+            return False
+        if isinstance(value, bool) and bool not in kinds:
+            return False
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            top = _MAX_TIME if f.name == "time" else _MAX_NUMBER
+            if not 0 <= value <= top:  # (NaN is neither)
+                return False
+    return True
 
 
 _FIELDS = {cls: tuple(f.name for f in fields(cls)) for cls in (Version, Checkpoint)}
