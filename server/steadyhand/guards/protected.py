@@ -32,7 +32,8 @@ def protected_pattern(ctx: ToolContext, path: str) -> str | None:
 
 
 def is_read_only(ctx: ToolContext, session: str) -> bool:
-    return ctx.sessions.exists(session) and ctx.sessions.get(session).read_only
+    """Whether ``session`` was ever forked read-only: closing it does not lift that."""
+    return ctx.sessions.is_read_only(session)
 
 
 def check_writable(ctx: ToolContext, path: str, session: str) -> None:

@@ -385,19 +385,34 @@ class SessionRegistry:
     def __init__(self, max_files: int) -> None:
         self.max_files = max_files
         self._sessions: dict[str, Session] = {}
+        #: Names of sessions that were read-only: a name stays read-only for the life of
+        #: the server, closed or not, so closing a read-only session and using its name
+        #: again never gives a session that may write.
+        self._read_only_names: set[str] = set()
 
     def get(self, name: str) -> Session:
         s = self._sessions.get(name)
         if s is None:
-            s = self._sessions[name] = Session(name, self.max_files)
+            read_only = name in self._read_only_names
+            s = self._sessions[name] = Session(name, self.max_files, read_only=read_only)
         return s
 
     def exists(self, name: str) -> bool:
         return name in self._sessions
 
+    def is_read_only(self, name: str) -> bool:
+        """Whether session ``name`` may not change files (now, or ever: see above)."""
+        return name in self._read_only_names
+
     def fork(self, name: str, parent: str, *, read_only: bool = False) -> Session:
+        # forking never widens what a session may do: a read-only parent, or a name that
+        # was read-only, gives a read-only child
+        names = self._read_only_names
+        read_only = read_only or name in names or parent in names
         child = self.get(parent).fork(name, read_only=read_only)
         self._sessions[name] = child
+        if read_only:
+            self._read_only_names.add(name)
         return child
 
     def close(self, name: str) -> int:

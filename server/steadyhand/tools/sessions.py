@@ -45,17 +45,23 @@ def fork(ctx: ToolContext, p: ForkParams) -> Result:
             parent=p.parent,
         )
     existed = ctx.sessions.exists(p.parent)
-    # A fork of a read-only session is read-only too: forking never widens what it may do.
-    inherited = existed and ctx.sessions.get(p.parent).read_only
-    read_only = p.read_only or inherited
-    child = ctx.sessions.fork(p.session, p.parent, read_only=read_only)
+    # A fork of a read-only session is read-only too: forking never widens what it may
+    # do; nor does reusing the name of a read-only session that was closed.
+    inherited = ctx.sessions.is_read_only(p.parent)
+    before = ctx.sessions.is_read_only(p.session)
+    child = ctx.sessions.fork(p.session, p.parent, read_only=p.read_only or inherited)
+    read_only = child.read_only
     what = (
         f"with a snapshot of {len(child)} file record(s) from {p.parent!r}"
         if existed
         else f"empty (there was no session {p.parent!r} yet)"
     )
     if read_only:
-        why = f", like its parent {p.parent!r}" if inherited and not p.read_only else ""
+        why = ""
+        if inherited and not p.read_only:
+            why = f", like its parent {p.parent!r}"
+        elif before and not p.read_only:
+            why = " (a session of that name was read-only before, and its name stays so)"
         return success(
             f"Session {p.session!r} starts {what}. It is read-only{why}: it may read files, "
             "and every change it asks for is refused with read_only.",
@@ -76,8 +82,11 @@ def fork(ctx: ToolContext, p: ForkParams) -> Result:
 
 def close(ctx: ToolContext, p: CloseParams) -> Result:
     n = ctx.sessions.close(p.session)
+    stays = ""
+    if ctx.sessions.is_read_only(p.session):
+        stays = " Its name stays read-only: a session of that name may read, never change."
     return success(
-        f"Session {p.session!r} closed; {n} file record(s) were dropped.",
+        f"Session {p.session!r} closed; {n} file record(s) were dropped.{stays}",
         session=p.session,
         files=n,
     )
