@@ -52,7 +52,9 @@ from steadyhand.state.hashing import streaming_hasher
 
 log = logging.getLogger(__name__)
 
-TEMP_PATTERN = re.compile(r"^\..*\.steadyhand-(\d+)-[0-9a-f]{8}\.tmp$", re.DOTALL)
+#: Steadyhand's temp names (``\Z``, not ``$``: a name may end with a newline, and
+#: ``.x.steadyhand-1-0000abcd.tmp`` followed by one is a user's file, never removed).
+TEMP_PATTERN = re.compile(r"\A\..*\.steadyhand-(\d+)-[0-9a-f]{8}\.tmp\Z", re.DOTALL)
 _MAX_BASE = 100
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 #: errnos meaning "this file system / kernel cannot do renameat2 with flags".
@@ -744,7 +746,7 @@ def _remove_temps(
 
 # -- the journal of folders that hold (or held) temp files ---------------------------
 
-_JOURNAL_NAME = re.compile(r"^(\d+)\.folders$")
+_JOURNAL_NAME = re.compile(r"\A(\d+)\.folders\Z")
 
 
 class TempJournal:
