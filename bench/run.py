@@ -45,6 +45,9 @@ SHD = "steadyhand-durable"
 PEER = "mcp-peer"
 FLOOR = "floor"
 FLOORD = "floor-durable"
+SHM = "steadyhand-mcp"
+LSP_STRAIGHT = "lsp-straight"
+ATTACHED = "mcp-attached"
 #: Seconds the tracked-files test waits before reading the idle RSS.
 SETTLE_SECONDS = 2.5
 
@@ -613,6 +616,185 @@ class Bench:
             "\n\n" + "\n".join(out)
         )
 
+    # -- MCP: steadyhand mcp against the peer, and attached against straight LSP ---------
+
+    def mcp(self) -> None:
+        m = self.mode
+        dirs = {k: self.ws / "mcp" / k for k in (SHM, PEER, LSP_STRAIGHT, ATTACHED)}
+        for d in dirs.values():
+            d.mkdir(parents=True, exist_ok=True)
+            fsstate.spread(str(d))
+            for n in (1000, 10_000):
+                _spot(d, f"f{n}.py").write_text(workload.source_text(n))
+            _spot(d, "w1k.py").write_text(workload.source_text(1000))
+        config = self.run / "mcp-config.json"
+        config.write_text('{"fsync": false}\n')
+        shm = self.start(servers.steadyhand_mcp(SHM, str(dirs[SHM]), str(config)), dirs[SHM])
+        peer = self.start(servers.peer(str(dirs[PEER])), dirs[PEER])
+        rows: list[OpRow] = []
+        try:
+            for n in (1000, 10_000):
+                k, _ = workload.edit_pair(n)
+                mcp_call(shm, "read_file", _window(_spot(dirs[SHM], f"f{n}.py"), n, [k]))
+            mcp_call(shm, "read_file", {"file_path": str(_spot(dirs[SHM], "w1k.py"))})
+            rows.append(self._mcp_read_row(shm, peer, dirs))
+            for n in (1000, 10_000):
+                rows.append(self._mcp_edit_row(shm, peer, dirs, n))
+            rows.append(self._mcp_write_row(shm, peer, dirs))
+        finally:
+            shm.close()
+            peer.close()
+        out = [
+            "| Operation | `steadyhand mcp` p50 / p99 ms | MCP peer p50 / p99 ms | "
+            "**peer ÷ Steadyhand** p50 / p99 |",
+            "|---|---|---|---|",
+        ]
+        for row in rows:
+            s, pe = row.get(SHM), row.get(PEER)
+            r50, r99 = p50(pe) / p50(s), pct(pe, 0.99) / pct(s, 0.99)
+            out.append(
+                f"| {row.name} | {ms(p50(s))} / {ms(pct(s, 0.99))} | {ms(p50(pe))} / "
+                f"{ms(pct(pe, 0.99))} | {ratio(r50)} / {ratio(r99)} |"
+            )
+            self.report.target(
+                f"MCP {row.name}: vs peer",
+                "≥ 2× faster at p50 and p99",
+                f"{ratio(r50)} / {ratio(r99)}",
+                r50 >= 2 and r99 >= 2,
+                f"{ratio(min(r50, r99))} of 2×",
+            )
+        overhead = self._attached_overhead(dirs)
+        self.report.sections.append(
+            f"## MCP: `steadyhand mcp` and the peer ({m.calls} calls each, interleaved)\n\n"
+            "Both over MCP's stdio transport (newline-delimited JSON-RPC), driven by the same "
+            "client; `steadyhand mcp` standalone with `fsync: false` from `--config`, like the "
+            "peer. Tool names are each server's own (`read_file`, `edit_file`, `write_file`; "
+            "the peer's `read_text_file`).\n\n" + "\n".join(out) + "\n\n" + overhead
+        )
+
+    def _mcp_read_row(self, shm: Running, peer: Running, dirs: Any) -> OpRow:
+        sp, pp = (str(_spot(dirs[k], "f1000.py")) for k in (SHM, PEER))
+        keyed = [{"file_path": sp}, {"file_path": sp, "offset": 1, "limit": 2000}]
+        times = interleave(
+            {
+                SHM: lambda i: mcp_call(shm, "read_file", keyed[i % 2]),
+                PEER: lambda i: mcp_call(peer, "read_text_file", {"path": pp}),
+            },
+            self.mode.calls,
+            self.mode.warmup,
+        )
+        return OpRow("read 1k lines", times, "read", 1000)
+
+    def _mcp_edit_row(self, shm: Running, peer: Running, dirs: Any, n: int) -> OpRow:
+        _, pair = workload.edit_pair(n)
+        sp, pp = (str(_spot(dirs[k], f"f{n}.py")) for k in (SHM, PEER))
+        se = [
+            {"file_path": sp, "old_string": pair.a, "new_string": pair.b},
+            {"file_path": sp, "old_string": pair.b, "new_string": pair.a},
+        ]
+        pe = [
+            {"path": pp, "edits": [{"oldText": pair.a, "newText": pair.b}]},
+            {"path": pp, "edits": [{"oldText": pair.b, "newText": pair.a}]},
+        ]
+        times = interleave(
+            {
+                SHM: lambda i: mcp_call(shm, "edit_file", se[i % 2]),
+                PEER: lambda i: mcp_call(peer, "edit_file", pe[i % 2]),
+            },
+            self.mode.calls,
+            self.mode.warmup,
+        )
+        return OpRow(f"one-line edit, {n // 1000}k lines", times, "edit", n)
+
+    def _mcp_write_row(self, shm: Running, peer: Running, dirs: Any) -> OpRow:
+        contents = [workload.source_text(1000, variant=1), workload.source_text(1000)]
+        sp, pp = (str(_spot(dirs[k], "w1k.py")) for k in (SHM, PEER))
+        times = interleave(
+            {
+                SHM: lambda i: mcp_call(
+                    shm, "write_file", {"file_path": sp, "content": contents[i % 2]}
+                ),
+                PEER: lambda i: mcp_call(
+                    peer, "write_file", {"path": pp, "content": contents[i % 2]}
+                ),
+            },
+            self.mode.calls,
+            self.mode.warmup,
+        )
+        return OpRow("write (overwrite) 1k lines", times, "write", 1000)
+
+    def _attached_overhead(self, dirs: Any) -> str:
+        """One ``steadyhand serve`` (an editor's, here the benchmark's LSP client) and one
+        ``steadyhand mcp --attach require`` attached to it: the same calls on closed files,
+        straight over LSP and through the MCP server and the socket, interleaved."""
+        root = self.ws / "mcp"
+        lsp = self.start(servers.steadyhand(LSP_STRAIGHT, fsync=False), root)
+        config = self.run / "mcp-config.json"
+        att = self.start(
+            servers.steadyhand_mcp(ATTACHED, str(root), str(config), attach="require"), root
+        )
+        _, pair = workload.edit_pair(1000)
+        lp, ap = (str(_spot(dirs[k], "f1000.py")) for k in (LSP_STRAIGHT, ATTACHED))
+        try:
+            sh_call(lsp, "steadyhand.read", {"file_path": lp})
+            mcp_call(att, "read_file", {"file_path": ap})
+            reads = {
+                LSP_STRAIGHT: [{"file_path": lp}, {"file_path": lp, "offset": 1, "limit": 2000}],
+                ATTACHED: [{"file_path": ap}, {"file_path": ap, "offset": 1, "limit": 2000}],
+            }
+            read_times = interleave(
+                {
+                    LSP_STRAIGHT: lambda i: sh_call(
+                        lsp, "steadyhand.read", reads[LSP_STRAIGHT][i % 2]
+                    ),
+                    ATTACHED: lambda i: mcp_call(att, "read_file", reads[ATTACHED][i % 2]),
+                },
+                self.mode.calls,
+                self.mode.warmup,
+            )
+            mcp_call(att, "read_file", {"file_path": ap})
+
+            def edit(path: str, i: int) -> dict[str, Any]:
+                a, b = (pair.b, pair.a) if i % 2 else (pair.a, pair.b)
+                return {"file_path": path, "old_string": a, "new_string": b}
+
+            edit_times = interleave(
+                {
+                    LSP_STRAIGHT: lambda i: sh_call(lsp, "steadyhand.edit", edit(lp, i)),
+                    ATTACHED: lambda i: mcp_call(att, "edit_file", edit(ap, i)),
+                },
+                self.mode.calls,
+                self.mode.warmup,
+            )
+        finally:
+            att.close()
+            lsp.close()
+        rows = [
+            "| Call on a closed file | straight over LSP p50 / p99 ms | attached over MCP "
+            "p50 / p99 ms | **added** p50 |",
+            "|---|---|---|---|",
+        ]
+        for name, times in (("read 1k lines", read_times), ("one-line edit, 1k lines", edit_times)):
+            s, a = times[LSP_STRAIGHT], times[ATTACHED]
+            added = p50(a) - p50(s)
+            rows.append(
+                f"| {name} | {ms(p50(s))} / {ms(pct(s, 0.99))} | {ms(p50(a))} / "
+                f"{ms(pct(a, 0.99))} | + {ms(added)} ms |"
+            )
+            self.report.target(
+                f"MCP attached, {name}: added to LSP",
+                "≤ 0.3 ms at p50",
+                f"+ {ms(added)} ms",
+                added <= 0.3,
+                f"{ms(added - 0.3)} ms over",
+            )
+        return (
+            "Attached: one `steadyhand serve` (the benchmark's LSP client plays the editor) and "
+            "one `steadyhand mcp --attach require` attached to it through its socket; the same "
+            "call on a closed file, each on a file of its own, straight over LSP and over MCP "
+            "through the attached server, interleaved.\n\n" + "\n".join(rows)
+        )
+
     # -- ranged read at the end of a big log -------------------------------------------------
 
     def big_log(self) -> None:
@@ -878,7 +1060,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="fewer calls and smaller inputs")
     ap.add_argument(
         "--only",
-        default="startup,trivial,operations,log,tracked,watcher",
+        default="startup,trivial,operations,mcp,log,tracked,watcher",
         help="comma-separated sections to run",
     )
     ap.add_argument("--keep", action="store_true", help="keep the run folder")
@@ -893,12 +1075,16 @@ def main(argv: list[str] | None = None) -> int:
     run_dir = cache / f"run-{os.getpid()}"
     # The servers keep their undo history inside the run folder, removed with it.
     os.environ["XDG_STATE_HOME"] = str(run_dir / "state")
+    # ... and their sockets for ``steadyhand mcp`` (the MCP rows attach through one).
+    os.environ["XDG_RUNTIME_DIR"] = str(run_dir / "run")
+    (run_dir / "run").mkdir(parents=True, exist_ok=True, mode=0o700)
     t0 = time.perf_counter()
     bench = Bench(mode, run_dir, cache)
     sections = {
         "startup": bench.startup,
         "trivial": bench.trivial,
         "operations": bench.operations,
+        "mcp": bench.mcp,
         "log": bench.big_log,
         "tracked": bench.tracked,
         "watcher": bench.watcher,

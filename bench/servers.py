@@ -45,6 +45,12 @@ def steadyhand(name: str = "steadyhand", **options: Any) -> Spec:
     return Spec(name, argv, "lsp", dict(options))
 
 
+def steadyhand_mcp(name: str, root: str, config: str, attach: str = "never") -> Spec:
+    """``steadyhand mcp`` (MCP over stdio) with ``root`` and the settings file ``config``."""
+    argv = (python(), "-m", "steadyhand", "mcp", "--attach", attach, "--config", config, root)
+    return Spec(name, argv, "ndjson")
+
+
 def bare_pygls(transport: str) -> Spec:
     argv = (python(), str(BENCH / "bare_pygls.py"), "--transport", transport)
     return Spec(f"pygls-{transport}", argv, "lsp")

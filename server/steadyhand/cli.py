@@ -1,4 +1,5 @@
-"""Command line: ``steadyhand serve``, ``steadyhand demo``, ``steadyhand --version``."""
+"""Command line: ``steadyhand serve``, ``steadyhand mcp``, ``steadyhand demo``,
+``steadyhand --version``."""
 
 from __future__ import annotations
 
@@ -24,6 +25,25 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=2087, help="TCP port (default 2087)")
     serve.add_argument("--log-file", help="write the log to this file as well as stderr")
     serve.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    mcp = sub.add_parser(
+        "mcp",
+        help="run as an MCP server on stdio (attached to a running editor when there is one)",
+        description="Serve Steadyhand's file tools over MCP (stdio). Roots: the ROOT "
+        "arguments, else the client's roots, else the current folder. See docs/mcp.md.",
+    )
+    mcp.add_argument("roots", nargs="*", metavar="ROOT", help="folders the tools may work in")
+    mcp.add_argument("--config", metavar="FILE", help="JSON settings (the LSP settings' keys)")
+    mcp.add_argument(
+        "--attach",
+        choices=["auto", "require", "never"],
+        default="auto",
+        help="use the Steadyhand server of a running editor that holds the root: when there "
+        "is one (auto, the default), always (require: fail without one), or never",
+    )
+    mcp.add_argument("--log-file", help="write the log to this file as well as stderr")
+    mcp.add_argument(
+        "--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
+    )
     demo = sub.add_parser("demo", help="walk through read/edit/write against a sample workspace")
     demo.add_argument("--keep", action="store_true", help="keep the temporary workspace")
     return p
@@ -63,9 +83,37 @@ def main(argv: list[str] | None = None) -> int:
         else:
             serve_stdio(ls)
         return 0
+    if args.command == "mcp":
+        return _mcp(args)
     if args.command == "demo":
         from steadyhand.demo import run_demo
 
         return run_demo(keep=args.keep)
     _parser().print_help()
     return 2
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    import os
+
+    _logging(args.log_level, args.log_file)
+    allocator.tune()
+    gc.freeze()  # as for serve: no collection walks what start-up made, again and again
+    try:
+        from steadyhand.config import Settings
+        from steadyhand.mcp.server import ConfigError, Options, load_config, serve
+    finally:
+        gc.freeze()
+    try:
+        settings = load_config(args.config) if args.config else Settings()
+    except ConfigError as exc:
+        print(f"steadyhand mcp: {exc}", file=sys.stderr)
+        return 2
+    roots = []
+    for root in args.roots:
+        path = os.path.abspath(os.path.expanduser(root))
+        if not os.path.isdir(path):
+            print(f"steadyhand mcp: {root} is not a folder", file=sys.stderr)
+            return 2
+        roots.append(path)
+    return serve(Options(roots=roots, settings=settings, attach=args.attach))

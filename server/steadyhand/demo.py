@@ -44,6 +44,8 @@ def _show(title: str, params: dict[str, Any], result: dict[str, Any], ok: bool) 
     status = "ok" if result.get("ok") else f"refused: {result.get('error')}"
     print(f"← result {status}")
     print(textwrap.indent(str(result.get("message", "")), "  │ "))
+    if result.get("diff_omitted"):
+        print(f"  changed lines: {result.get('changed')} (added {result.get('added')})")
     print(f"{'✔' if ok else '✘'} {'as expected' if ok else 'NOT as expected'}")
 
 
@@ -147,6 +149,21 @@ async def _drive(root: Path) -> bool:
                 and r["added"] >= 1
                 and r["removed"] >= 1
                 and "≈ +" in r["message"]
+            ),
+        ),
+        Step(
+            "9. A long change: the diff is left out, the result says which lines changed",
+            "steadyhand.write",
+            {
+                "file_path": created,
+                "content": 'def shout(s: str) -> str:\n    return s.upper() + "!"\n\n'
+                + "".join(f"LEVEL_{i} = {i}\n" for i in range(1, 101)),
+            },
+            lambda r: (
+                r["ok"]
+                and r.get("diff_omitted") is True
+                and r["changed"] == [[3, 103]]
+                and "include_diff" in r["message"]
             ),
         ),
     ]

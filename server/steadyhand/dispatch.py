@@ -188,6 +188,17 @@ class SteadyhandProtocol(ForgetfulProtocol):
         self._answer_fast(outcome, msg_id=msg_id)
         return True
 
+    def notify_fast(self, method: str, params: dict[str, Any]) -> None:
+        """Send a notification of plain JSON as one frame (pygls's path otherwise)."""
+        data = dumps({"jsonrpc": "2.0", "method": method, "params": params})
+        if data is None or self.writer is None:
+            self.notify(method, params)
+            return
+        try:
+            self.writer.write(b"Content-Length: %d\r\n\r\n%b" % (len(data), data))
+        except (BrokenPipeError, RuntimeError):
+            log.error("the client closed the connection")
+
     def _answer_fast(self, task: asyncio.Future[Any], *, msg_id: Any) -> None:
         if (
             not task.cancelled()

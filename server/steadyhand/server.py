@@ -29,6 +29,7 @@ from steadyhand.documents.open_docs import uri_to_path as doc_path
 from steadyhand.external import ExternalChanges
 from steadyhand.fs.atomic import start_journal
 from steadyhand.fs.syscalls import from_environment
+from steadyhand.mcp.rendezvous import Rendezvous
 from steadyhand.paths.resolve import Roots
 from steadyhand.paths.uris import local_path
 from steadyhand.protocol.params import ParamsError
@@ -75,6 +76,10 @@ class SteadyhandServer(LanguageServer):
             buffer_text=lambda uri: self.workspace.get_text_document(uri).source,
             notify=lambda method, params: self.protocol.notify(method, params),
         )
+        #: The socket ``steadyhand mcp`` attaches through (rendezvous.py).
+        protocol = self.protocol
+        assert isinstance(protocol, SteadyhandProtocol)
+        self.rendezvous = Rendezvous(lambda: self.ctx, protocol.notify_fast)
 
     def flush_pending(self) -> None:
         """Write what is still waiting to be written after an answer (history entries)."""
@@ -138,6 +143,7 @@ class SteadyhandServer(LanguageServer):
         configure_history(ctx, self.workspace_paths())
         if self.watcher is not None:
             self.watcher.enabled = settings.watch
+        self.rendezvous.update()
         log.info("settings: %s; roots: %s", settings, ctx.roots.workspace + ctx.roots.allowed)
 
 
@@ -166,6 +172,7 @@ def create_server() -> SteadyhandServer:
     @ls.feature(types.INITIALIZE)
     def on_initialize(ls: SteadyhandServer, params: types.InitializeParams) -> None:
         start_journal()  # remove temp files a crashed writer left, journal our own
+        ls.rendezvous.editor = params.client_info.name if params.client_info else ""
         ls.apply_settings(settings_from(params.initialization_options))
 
     @ls.feature(types.INITIALIZED)
@@ -195,6 +202,7 @@ def create_server() -> SteadyhandServer:
     @ls.feature(types.SHUTDOWN)
     def on_shutdown(ls: SteadyhandServer, *args: Any) -> None:
         ls.flush_pending()
+        ls.rendezvous.close()
 
     @ls.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def on_open(ls: SteadyhandServer, params: types.DidOpenTextDocumentParams) -> None:

@@ -10,11 +10,16 @@ export interface ActivityEntry {
   detail: string;
   path?: string;
   ok: boolean;
+  /** `mcp`: the call came from an agent over MCP. */
+  via?: 'mcp';
 }
 
 const MAX_ENTRIES = 500;
 
-/** Everything agents did this session, plus files changed behind their back. */
+/**
+ * Everything agents did this session, plus files changed behind their back: the status bar's
+ * count of agent edits. (The "Agent changes" view shows the server's recorded changes.)
+ */
 export class ActivityLog implements vscode.Disposable {
   private readonly entries: ActivityEntry[] = [];
   private edits = 0;
@@ -45,7 +50,8 @@ export class ActivityLog implements vscode.Disposable {
     if (ev.result.ok && !dryRun && MUTATING_COMMANDS.has(ev.command)) {
       this.edits += 1;
     }
-    const status = `${verb}${dryRun ? ' (dry run)' : ''}${ev.result.ok ? '' : ` refused (${ev.result.error ?? 'error'})`}`;
+    const over = ev.via === 'mcp' ? ` · over MCP${ev.client ? ` (${ev.client})` : ''}` : '';
+    const status = `${verb}${dryRun ? ' (dry run)' : ''}${ev.result.ok ? '' : ` refused (${ev.result.error ?? 'error'})`}${over}`;
     this.push({
       time: new Date(),
       kind: 'command',
@@ -53,6 +59,7 @@ export class ActivityLog implements vscode.Disposable {
       detail: status,
       path: p,
       ok: ev.result.ok,
+      via: ev.via,
     });
   }
 
@@ -78,41 +85,5 @@ export class ActivityLog implements vscode.Disposable {
 
   dispose(): void {
     this.changed.dispose();
-  }
-}
-
-export class ActivityTreeProvider implements vscode.TreeDataProvider<ActivityEntry> {
-  private readonly emitter = new vscode.EventEmitter<ActivityEntry | undefined>();
-  readonly onDidChangeTreeData = this.emitter.event;
-
-  constructor(private readonly log: ActivityLog) {
-    log.onDidChange(() => this.emitter.fire(undefined));
-  }
-
-  getChildren(element?: ActivityEntry): ActivityEntry[] {
-    return element ? [] : [...this.log.all()];
-  }
-
-  getTreeItem(e: ActivityEntry): vscode.TreeItem {
-    const item = new vscode.TreeItem(e.label, vscode.TreeItemCollapsibleState.None);
-    const time = e.time.toLocaleTimeString();
-    item.description = `${e.detail} · ${time}`;
-    item.tooltip = e.path ? `${e.path}\n${e.detail}\n${time}` : `${e.detail}\n${time}`;
-    if (e.kind === 'fileChanged') {
-      item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
-    } else if (e.kind === 'server') {
-      item.iconPath = new vscode.ThemeIcon(e.ok ? 'server-process' : 'error');
-    } else if (!e.ok) {
-      item.iconPath = new vscode.ThemeIcon('circle-slash', new vscode.ThemeColor('list.errorForeground'));
-    } else if (e.detail.startsWith('read')) {
-      item.iconPath = new vscode.ThemeIcon('eye');
-    } else {
-      item.iconPath = new vscode.ThemeIcon('edit', new vscode.ThemeColor('charts.green'));
-    }
-    if (e.path) {
-      item.resourceUri = vscode.Uri.file(e.path);
-      item.command = { command: 'steadyhand.client.openActivityItem', title: 'Open File', arguments: [e.path] };
-    }
-    return item;
   }
 }

@@ -9,7 +9,7 @@
  * Parameters and results are the server's (see docs/protocol.md): snake_case parameters, results
  * `{ ok, message, error?, path, ... }`. Refusals are results with `ok: false`, never exceptions.
  */
-import type { CancellationToken, Event } from 'vscode';
+import type { CancellationToken, Event, Uri } from 'vscode';
 import type { CommandResult } from './format';
 
 export type { CommandResult } from './format';
@@ -74,6 +74,11 @@ export interface CommandEvent {
   command: string;
   params: Record<string, unknown>;
   result: CommandResult;
+  /** `mcp`: an agent's call that came over MCP (`steadyhand mcp` attached to this window's server). */
+  via?: 'mcp';
+  /** For calls over MCP: the MCP host's name (`clientInfo.name`) and the call's session. */
+  client?: string;
+  session?: string;
 }
 
 export type ServerState = 'starting' | 'running' | 'stopped' | 'failed';
@@ -117,6 +122,11 @@ export interface SteadyhandApi {
    * For agents that do not go through `vscode.lm.invokeTool`.
    */
   invokeTool(name: string, input: unknown, token?: CancellationToken): Promise<string>;
+  /**
+   * The lines (0-based) of an open document that carry the gutter mark of an agent change made
+   * in this window's session (empty when `steadyhand.changes.gutterMarks` is off).
+   */
+  agentChangedLines(uri: Uri): number[];
   readonly onDidChangeFile: Event<FileChangedEvent>;
   readonly onDidRunCommand: Event<CommandEvent>;
   readonly onDidChangeStatus: Event<ServerStatus>;

@@ -1,7 +1,10 @@
 import * as vscode from 'vscode';
-import { ActivityLog, ActivityTreeProvider } from './activity';
+import { ActivityLog } from './activity';
 import type { CommandResult, ServerStatus, SteadyhandApi } from './api';
+import { ChangesTreeProvider, registerChanges } from './changes';
+import { AgentLineMarks } from './gutter';
 import { registerTools, ToolRunner } from './lmTools';
+import { hostSnippets } from './mcp';
 import { ServerManager } from './server';
 import { COMMANDS, commandArguments, SERVER_COMMANDS } from './tools';
 
@@ -13,7 +16,7 @@ function statusText(s: ServerStatus): { text: string; tooltip: string; backgroun
     case 'running':
       return {
         text: `$(shield) Steadyhand · ${s.editCount}`,
-        tooltip: `Steadyhand server running (${s.serverVersion ?? ''}, Python ${s.pythonVersion ?? '?'})\n${edits} this session\nClick to show the agent activity.`,
+        tooltip: `Steadyhand server running (${s.serverVersion ?? ''}, Python ${s.pythonVersion ?? '?'})\n${edits} this session\nClick to show the agent changes.`,
       };
     case 'starting':
       return { text: '$(sync~spin) Steadyhand', tooltip: 'Steadyhand server starting…' };
@@ -62,8 +65,11 @@ export function activate(context: vscode.ExtensionContext): SteadyhandApi {
   const runner = new ToolRunner(server);
   context.subscriptions.push(output, activity, server);
 
-  const tree = vscode.window.createTreeView('steadyhand.activity', { treeDataProvider: new ActivityTreeProvider(activity) });
-  context.subscriptions.push(tree);
+  const changes = new ChangesTreeProvider(server);
+  const tree = vscode.window.createTreeView('steadyhand.activity', { treeDataProvider: changes, showCollapseAll: true });
+  const marks = new AgentLineMarks(context, server);
+  context.subscriptions.push(changes, tree, marks, tree.onDidChangeVisibility((e) => e.visible && changes.refreshSoon(0)));
+  registerChanges(context, server, changes);
 
   const item = vscode.window.createStatusBarItem('steadyhand.status', vscode.StatusBarAlignment.Right, 100);
   item.name = 'Steadyhand';
@@ -93,6 +99,7 @@ export function activate(context: vscode.ExtensionContext): SteadyhandApi {
         void vscode.window.showWarningMessage(`Cannot open ${p}: ${String(err)}`);
       }
     }),
+    vscode.commands.registerCommand('steadyhand.client.connectMcp', (hostId?: unknown) => connectMcp(server, hostId)),
     ...registerTools(runner, output),
   );
   registerServerCommands(context, server);
@@ -113,11 +120,67 @@ export function activate(context: vscode.ExtensionContext): SteadyhandApi {
     forkSession: (session, parent = 'default') => call(COMMANDS.sessionFork, { session, parent }),
     closeSession: (session) => call(COMMANDS.sessionClose, { session }),
     invokeTool: (name, input, token) => runner.run(name, input, token),
+    agentChangedLines: (uri) => marks.linesOf(uri),
     onDidChangeFile: server.onDidChangeFile,
     onDidRunCommand: server.onDidRunCommand,
     onDidChangeStatus: server.onDidChangeStatus,
   };
   return api;
+}
+
+/**
+ * "Connect an agent over MCP": the set-up of `steadyhand mcp` for the chosen host (Claude Code,
+ * Codex CLI, …) with the extension's own launcher, copied to the clipboard. `hostId` skips the
+ * pick (for scripts and tests). Answers what was copied.
+ */
+async function connectMcp(server: ServerManager, hostId: unknown): Promise<{ host: string; text: string; launcher: string; copied: boolean } | undefined> {
+  try {
+    await server.ready(120_000);
+  } catch {
+    // answered below: no launcher without a server environment
+  }
+  const launcher = server.mcpLauncher();
+  if (!launcher) {
+    void vscode.window.showErrorMessage('Steadyhand: the server is not running, so agents cannot be connected yet. See the Steadyhand log.');
+    return undefined;
+  }
+  const snippets = hostSnippets(launcher, process.platform);
+  let pick = typeof hostId === 'string' ? snippets.find((s) => s.id === hostId) : undefined;
+  if (!pick) {
+    const chosen = await vscode.window.showQuickPick(
+      snippets.map((s) => ({ label: s.label, description: s.where, detail: s.text.split('\n')[0], snippet: s })),
+      { title: 'Steadyhand: Connect an agent over MCP', placeHolder: 'Which agent do you use?', matchOnDetail: true },
+    );
+    if (!chosen) {
+      return undefined;
+    }
+    pick = chosen.snippet;
+  }
+  // A browser may hold the clipboard back (no focus, no permission): never wait on it long.
+  const copied = await Promise.race([
+    Promise.resolve(vscode.env.clipboard.writeText(pick.text)).then(
+      () => true,
+      (err: unknown) => {
+        server.output.warn(`Could not copy to the clipboard: ${String(err)}`);
+        return false;
+      },
+    ),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 3_000)),
+  ]);
+  server.output.info(`MCP set-up for ${pick.label} (${pick.where}):\n${pick.text}`);
+  const shown = pick;
+  void vscode.window
+    .showInformationMessage(
+      `Steadyhand: ${copied ? 'copied' : 'could not copy'} the ${shown.label} set-up${copied ? ' to the clipboard' : ' (it is in the log)'} (${shown.where}): ${shown.text}`,
+      'Show',
+    )
+    .then(async (choice) => {
+      if (choice === 'Show') {
+        const language = shown.text.startsWith('{') ? 'json' : shown.id === 'codex' ? 'toml' : 'shellscript';
+        await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ language, content: shown.text }));
+      }
+    });
+  return { host: shown.id, text: shown.text, launcher, copied };
 }
 
 export async function deactivate(): Promise<void> {

@@ -1,125 +1,41 @@
 /**
- * Owns the language client: finds Python, prepares the bundled server, starts it over stdio,
- * restarts it when it crashes, and forwards settings.
+ * Owns the language client's life: prepares the bundled server for the interpreter found
+ * (discovery.ts), starts the client (client.ts), restarts it when it crashes, keeps the state,
+ * and forwards settings.
  */
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as readline from 'node:readline';
 import * as vscode from 'vscode';
 import {
-  CancellationToken,
   CloseAction,
   DidChangeConfigurationNotification,
-  DidChangeWatchedFilesNotification,
-  ErrorAction,
   ExecuteCommandRequest,
-  LanguageClient,
-  ResponseError,
-  RevealOutputChannelOn,
   State,
-  TransportKind,
-  type DynamicFeature,
-  type ErrorHandler,
-  type LanguageClientOptions,
-  type ServerOptions,
-  type StaticFeature,
+  type ApplyWorkspaceEditParams,
+  type CloseHandlerResult,
+  type LanguageClient,
+  type StateChangeEvent,
 } from 'vscode-languageclient/node';
 import type { ActivityLog } from './activity';
 import type { CommandEvent, FileChangedEvent, ServerState, ServerStatus } from './api';
+import { createClient, type ClientHost } from './client';
+import { InterpreterDiscovery } from './discovery';
 import { EditedVersions, editedUris } from './editVersions';
 import { isCommandResult, notRunningResult, requestErrorResult, type CommandResult } from './format';
+import { describeCandidate, formatVersion, type ResolvedInterpreter } from './interpreter';
 import { Lifecycle } from './lifecycle';
+import { launcherScript } from './mcp';
 import { changedNotebook, unsavedNotebookResult } from './notebooks';
-import {
-  describeCandidate,
-  formatVersion,
-  interpreterCandidates,
-  parseProbeOutput,
-  PROBE_CODE,
-  resolveInterpreter,
-  type Candidate,
-  type ProbeResult,
-  type ResolvedInterpreter,
-} from './interpreter';
-import { ensureServerEnv, pruneOldEnvs, pythonEnv } from './pythonEnv';
-import { handleSaveDocuments, openDocument, type SaveDocumentsParams } from './saveDocuments';
-import { ServerLogParser } from './serverLog';
+import { ensureServerEnv, pruneOldEnvs } from './pythonEnv';
+import { handleSaveDocuments, openDocument, type SaveDocumentsParams, type SaveDocumentsResult } from './saveDocuments';
 import { CONFIG_SECTION, readServerSettings, type ServerSettings } from './settings';
+import { errorText, withTimeout } from './timeout';
 
-const FILE_CHANGED = 'steadyhand/fileChanged';
-const SAVE_DOCUMENTS = 'steadyhand/saveDocuments';
 const RESTART_WINDOW_MS = 3 * 60_000;
 const MAX_RESTARTS = 5;
 /** How long a start waits for the server's initialize answer, and a stop for a client's start. */
 const CLIENT_START_WAIT_MS = 60_000;
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-function probe(candidate: Candidate): Promise<ProbeResult> {
-  return new Promise((resolve) => {
-    execFile(
-      candidate.command,
-      [...candidate.args, '-c', PROBE_CODE],
-      { timeout: 20_000, windowsHide: true, env: pythonEnv(undefined) },
-      (err, stdout, stderr) => {
-        if (err) {
-          const e = err as NodeJS.ErrnoException;
-          const reason = e.code === 'ENOENT' ? 'not found' : `failed: ${(stderr || err.message).trim().split('\n').pop() ?? ''}`;
-          resolve({ ok: false, reason });
-          return;
-        }
-        resolve(parseProbeOutput(stdout));
-      },
-    );
-  });
-}
-
-interface PythonExtensionApi {
-  environments?: {
-    getActiveEnvironmentPath?(resource?: vscode.Uri): { path?: string } | undefined;
-    resolveEnvironment?(env: { path?: string } | string): Promise<{ executable?: { uri?: vscode.Uri } } | undefined>;
-    onDidChangeActiveEnvironmentPath?: vscode.Event<unknown>;
-  };
-  settings?: { getExecutionDetails?(resource?: vscode.Uri): { execCommand?: string[] } | undefined };
-}
-
-async function withTimeout<T>(p: Thenable<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const t = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-  try {
-    return await Promise.race([Promise.resolve(p), t]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * vscode-languageclient pops up its own error messages for start and initialize failures (some
- * forced, whatever `revealOutputChannelOn` says). The extension shows one clear notification of
- * its own instead, so the client's errors only go to the log.
- */
-class SteadyhandLanguageClient extends LanguageClient {
-  override error(message: string, data?: unknown, _showNotification?: boolean | 'force'): void {
-    super.error(message, data, false);
-  }
-
-  /**
-   * The client's own command feature registers the server's commands while a server runs and
-   * drops them whenever it stops (a crash, a restart, a server that cannot start): a call then
-   * fails with "command not found". The extension registers them for its whole life instead
-   * (see registerServerCommands in extension.ts), so this feature is left out.
-   */
-  override registerFeature(feature: StaticFeature | DynamicFeature<unknown>): void {
-    if ('registrationType' in feature && feature.registrationType.method === ExecuteCommandRequest.method) {
-      return;
-    }
-    super.registerFeature(feature);
-  }
-}
 
 /** Whether the notebook at ``notebookPath`` is open in a notebook editor with unsaved changes. */
 function unsavedNotebook(notebookPath: string): boolean {
@@ -134,6 +50,8 @@ export class ServerManager implements vscode.Disposable {
   private error: string | undefined;
   private interp: ResolvedInterpreter | undefined;
   private sitePackages: string | undefined;
+  /** The launcher of `steadyhand mcp` with this server's interpreter and environment. */
+  private launcher: string | undefined;
   private readyWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   private restarts: number[] = [];
   private crashRestarts = 0;
@@ -148,7 +66,7 @@ export class ServerManager implements vscode.Disposable {
   });
   private readonly editedVersions = new EditedVersions();
   private notified = new Set<string>();
-  private pythonExtSub: vscode.Disposable | undefined;
+  private readonly discovery: InterpreterDiscovery;
   private readonly disposables: vscode.Disposable[] = [];
 
   private readonly statusEmitter = new vscode.EventEmitter<ServerStatus>();
@@ -157,12 +75,21 @@ export class ServerManager implements vscode.Disposable {
   readonly onDidChangeFile = this.fileEmitter.event;
   private readonly commandEmitter = new vscode.EventEmitter<CommandEvent>();
   readonly onDidRunCommand = this.commandEmitter.event;
+  private readonly applyEditEmitter = new vscode.EventEmitter<{ params: ApplyWorkspaceEditParams; applying: boolean }>();
+  /** The server's edits, as they start and end being applied (agent changes in open documents). */
+  readonly onApplyingEdit = this.applyEditEmitter.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     readonly output: vscode.LogOutputChannel,
     private readonly activity: ActivityLog,
   ) {
+    this.discovery = new InterpreterDiscovery(output, () => {
+      if (this.interp?.source === 'python-extension' || this.state === 'failed') {
+        this.output.info("The Python extension's interpreter changed: restarting the server");
+        void this.restart();
+      }
+    });
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!e.affectsConfiguration(CONFIG_SECTION)) {
@@ -272,35 +199,6 @@ export class ServerManager implements vscode.Disposable {
   private openSettingAction = { title: 'Open Setting', run: () => void vscode.commands.executeCommand('workbench.action.openSettings', 'steadyhand.server.python') };
   private showLogAction = { title: 'Show Log', run: () => this.output.show(true) };
 
-  private async pythonExtensionInterpreter(): Promise<string | undefined> {
-    const ext = vscode.extensions.getExtension<PythonExtensionApi>('ms-python.python');
-    if (!ext) {
-      return undefined;
-    }
-    try {
-      const api = ext.isActive ? ext.exports : await withTimeout(ext.activate(), 20_000);
-      const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
-      const envs = api?.environments;
-      if (envs && !this.pythonExtSub && envs.onDidChangeActiveEnvironmentPath) {
-        this.pythonExtSub = envs.onDidChangeActiveEnvironmentPath(() => {
-          if (this.interp?.source === 'python-extension' || this.state === 'failed') {
-            this.output.info("The Python extension's interpreter changed: restarting the server");
-            void this.restart();
-          }
-        });
-      }
-      const active = envs?.getActiveEnvironmentPath?.(resource);
-      if (active?.path) {
-        const resolved = envs?.resolveEnvironment ? await withTimeout(envs.resolveEnvironment(active), 20_000) : undefined;
-        return resolved?.executable?.uri?.fsPath ?? active.path;
-      }
-      return api?.settings?.getExecutionDetails?.(resource)?.execCommand?.[0];
-    } catch (err) {
-      this.output.warn(`Could not ask the Python extension for its interpreter: ${String(err)}`);
-      return undefined;
-    }
-  }
-
   start(): Promise<void> {
     return this.lifecycle.start();
   }
@@ -310,10 +208,7 @@ export class ServerManager implements vscode.Disposable {
     this.interp = undefined;
     this.sitePackages = undefined;
     this.setState('starting');
-    const setting = vscode.workspace.getConfiguration(CONFIG_SECTION).get<string>('server.python');
-    const fromExt = setting && setting.trim() !== '' ? undefined : await this.pythonExtensionInterpreter();
-    const candidates = interpreterCandidates(setting, fromExt, process.platform);
-    const resolved = await resolveInterpreter(candidates, probe);
+    const { setting, resolved } = await this.discovery.find();
     if (superseded()) {
       return;
     }
@@ -358,6 +253,7 @@ export class ServerManager implements vscode.Disposable {
       if (env.sitePackages) {
         pruneOldEnvs(storageDir, path.basename(path.dirname(env.sitePackages)), (l) => this.output.info(l));
       }
+      this.launcher = this.writeLauncher(storageDir, resolved, env.sitePackages);
     } catch (err) {
       if (superseded()) {
         return;
@@ -402,144 +298,88 @@ export class ServerManager implements vscode.Disposable {
   }
 
   private createClient(interp: ResolvedInterpreter): LanguageClient {
-    const serverOptions: ServerOptions = {
-      command: interp.command,
-      args: [...interp.args, '-m', 'steadyhand', 'serve'],
-      transport: TransportKind.stdio,
-      options: {
-        env: pythonEnv(this.sitePackages),
+    return createClient(
+      {
+        interpreter: interp,
+        sitePackages: this.sitePackages,
         cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? this.context.globalStorageUri.fsPath,
+        maxRestarts: MAX_RESTARTS,
       },
-    };
-    const errorHandler: ErrorHandler = {
-      error: (_error, _message, count) => {
-        if ((count ?? 0) <= 3) {
-          return { action: ErrorAction.Continue, handled: true };
+      this.clientHost(),
+    );
+  }
+
+  /** How the client reaches this manager. */
+  private clientHost(): ClientHost {
+    return {
+      output: this.output,
+      settings: () => this.settings(),
+      closed: (client) => this.clientClosed(client),
+      editApplied: (client, params) => this.recordEditedVersions(client, params.edit),
+      applyingEdit: (params, applying) => this.applyEditEmitter.fire({ params, applying }),
+      mcpCall: (p) => {
+        const result: CommandResult = { ok: false, message: '', ...(p.result ?? {}) };
+        this.observe(p.command, p.params ?? {}, result, { via: 'mcp', client: p.client, session: p.session });
+      },
+      fileChanged: (p) => {
+        this.output.info(`File changed outside the agent: ${p.path} (${p.kind})`);
+        this.activity.addFileChanged(p);
+        this.fileEmitter.fire(p);
+      },
+      // Answer once disk has the text. Always per URI: an error reply would turn one document's
+      // failure into "none saved" (the server tells the agent which change is only in the buffer,
+      // and why). 8 s stays inside the server's own 10 s limit.
+      saveDocuments: async (p: SaveDocumentsParams): Promise<SaveDocumentsResult> => {
+        const result = await handleSaveDocuments(p, this.editedVersions, 8_000);
+        for (const r of result.results.filter((o) => !o.saved)) {
+          this.output.warn(`Could not save ${r.uri} for the server: ${r.error ?? ''}`);
         }
-        return { action: ErrorAction.Shutdown, handled: true };
+        return result;
       },
-      closed: () => {
-        if (this.client !== client) {
-          // A client this manager already let go of (stopped while it was starting).
-          return { action: CloseAction.DoNotRestart, handled: true };
-        }
-        const now = Date.now();
-        this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
-        if (this.restarts.length < MAX_RESTARTS) {
-          this.restarts.push(now);
-          this.crashRestarts += 1;
-          const msg = `The Steadyhand server stopped unexpectedly; restarting it (${this.restarts.length}/${MAX_RESTARTS} in 3 minutes).`;
-          this.output.warn(msg);
-          this.activity.addServer(msg, false);
-          // Calls made meanwhile wait for the restarted server instead of failing.
-          this.setState('starting');
-          return { action: CloseAction.Restart, handled: true };
-        }
-        const msg = `The Steadyhand server crashed ${MAX_RESTARTS} times in 3 minutes and was not restarted.`;
-        this.output.error(msg);
-        this.activity.addServer(msg, false);
-        this.setState('failed', msg);
-        void this.notifyOnce(`crash:${now}`, 'error', `${msg} See the log for the reason.`, this.showLogAction, {
-          title: 'Restart',
-          run: () => void this.restart(),
-        });
-        return { action: CloseAction.DoNotRestart, handled: true };
-      },
+      stateChanged: (client, e) => this.clientStateChanged(client, e),
     };
-    const clientOptions: LanguageClientOptions = {
-      // The server needs every open file's buffer (the buffer is the truth for open documents).
-      documentSelector: [{ scheme: 'file' }],
-      outputChannel: this.output,
-      revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: () => this.settings(),
-      errorHandler,
-      initializationFailedHandler: (err) => {
-        this.output.error(`The server failed to initialize: ${err instanceof Error ? err.message : String(err)}`);
-        return false;
-      },
-      connectionOptions: { maxRestartCount: MAX_RESTARTS },
-      textSynchronization: { delayOpenNotifications: false },
-      diagnosticCollectionName: 'steadyhand',
-      stdioOptions: {
-        stdout: (input, channel) => {
-          readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on('line', (l) => channel.info(l));
-        },
-        stderr: (input, channel) => {
-          const parser = new ServerLogParser();
-          readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on('line', (l) => {
-            const { level, text } = parser.line(l);
-            channel[level](text);
-          });
-        },
-      },
-      middleware: {
-        workspace: {
-          handleApplyEdit: async (params, next) => {
-            // The client passes no token here; its own handler ignores it.
-            const result = await next(params, CancellationToken.None);
-            if (!(result instanceof ResponseError) && result.applied) {
-              this.recordEditedVersions(client, params.edit);
-              // Full-sync didChange is held back while the user types; sent late, the server has
-              // no version to name in its save request. Any notification sends it now: it carries
-              // the buffer as it is, as the held-back one would have.
-              await client.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [] }).catch((err: unknown) => {
-                this.output.warn(`Could not send the edited documents' changes at once: ${errorText(err)}`);
-              });
-            }
-            return result;
-          },
-          configuration: async (params, token, next) => {
-            const values: unknown = await next(params, token);
-            if (!Array.isArray(values)) {
-              return values as ResponseError<void>;
-            }
-            const list = values as unknown[];
-            return params.items.map((item, i): unknown => (item.section === CONFIG_SECTION ? this.settings() : list[i]));
-          },
-        },
-      },
-    };
-    const client = new SteadyhandLanguageClient('steadyhand', 'Steadyhand', serverOptions, clientOptions);
-    const saveFeature: StaticFeature = {
-      fillClientCapabilities: (caps) => {
-        const experimental = (caps.experimental ?? {}) as Record<string, unknown>;
-        const mine = (experimental.steadyhand ?? {}) as Record<string, unknown>;
-        experimental.steadyhand = { ...mine, saveDocuments: true };
-        caps.experimental = experimental;
-      },
-      initialize: () => undefined,
-      getState: () => ({ kind: 'static' }),
-      clear: () => undefined,
-    };
-    client.registerFeature(saveFeature);
-    client.onNotification(FILE_CHANGED, (p: FileChangedEvent) => {
-      this.output.info(`File changed outside the agent: ${p.path} (${p.kind})`);
-      this.activity.addFileChanged(p);
-      this.fileEmitter.fire(p);
+  }
+
+  /** The server process ended: restart it (a few times in a while), or give up and say so. */
+  private clientClosed(client: LanguageClient): CloseHandlerResult {
+    if (this.client !== client) {
+      // A client this manager already let go of (stopped while it was starting).
+      return { action: CloseAction.DoNotRestart, handled: true };
+    }
+    const now = Date.now();
+    this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
+    if (this.restarts.length < MAX_RESTARTS) {
+      this.restarts.push(now);
+      this.crashRestarts += 1;
+      const msg = `The Steadyhand server stopped unexpectedly; restarting it (${this.restarts.length}/${MAX_RESTARTS} in 3 minutes).`;
+      this.output.warn(msg);
+      this.activity.addServer(msg, false);
+      // Calls made meanwhile wait for the restarted server instead of failing.
+      this.setState('starting');
+      return { action: CloseAction.Restart, handled: true };
+    }
+    const msg = `The Steadyhand server crashed ${MAX_RESTARTS} times in 3 minutes and was not restarted.`;
+    this.output.error(msg);
+    this.activity.addServer(msg, false);
+    this.setState('failed', msg);
+    void this.notifyOnce(`crash:${now}`, 'error', `${msg} See the log for the reason.`, this.showLogAction, {
+      title: 'Restart',
+      run: () => void this.restart(),
     });
-    // Answer once disk has the text. Always per URI: an error reply would turn one document's
-    // failure into "none saved" (the server tells the agent which change is only in the buffer,
-    // and why). 8 s stays inside the server's own 10 s limit.
-    client.onRequest(SAVE_DOCUMENTS, async (p: SaveDocumentsParams) => {
-      const result = await handleSaveDocuments(p, this.editedVersions, 8_000);
-      for (const r of result.results.filter((o) => !o.saved)) {
-        this.output.warn(`Could not save ${r.uri} for the server: ${r.error ?? ''}`);
-      }
-      return result;
-    });
-    client.onDidChangeState((e) => {
-      if (e.newState === State.Running && this.state !== 'running' && this.client === client && !this.lifecycle.starting) {
-        this.setState('running');
-      } else if (e.newState === State.Starting && this.client === client && this.state === 'running') {
-        this.setState('starting');
-      } else if (e.newState === State.Stopped && this.client === client && this.state === 'running') {
-        this.setState('stopped');
-      } else if (e.newState === State.StartFailed && this.client === client && !this.lifecycle.starting) {
-        // The restart after a crash failed: calls must not wait for it.
-        this.setState('failed', 'The Steadyhand server stopped and could not be started again; see the Steadyhand output channel.');
-      }
-    });
-    return client;
+    return { action: CloseAction.DoNotRestart, handled: true };
+  }
+
+  private clientStateChanged(client: LanguageClient, e: StateChangeEvent): void {
+    if (e.newState === State.Running && this.state !== 'running' && this.client === client && !this.lifecycle.starting) {
+      this.setState('running');
+    } else if (e.newState === State.Starting && this.client === client && this.state === 'running') {
+      this.setState('starting');
+    } else if (e.newState === State.Stopped && this.client === client && this.state === 'running') {
+      this.setState('stopped');
+    } else if (e.newState === State.StartFailed && this.client === client && !this.lifecycle.starting) {
+      // The restart after a crash failed: calls must not wait for it.
+      this.setState('failed', 'The Steadyhand server stopped and could not be started again; see the Steadyhand output channel.');
+    }
   }
 
   /** After the server's edit is applied: each edited document's version, for a save request without one. */
@@ -552,12 +392,34 @@ export class ServerManager implements vscode.Disposable {
     }
   }
 
-  private observe(command: string, params: Record<string, unknown>, result: CommandResult): void {
-    const ev: CommandEvent = { command, params, result };
+  private observe(command: string, params: Record<string, unknown>, result: CommandResult, over?: Pick<CommandEvent, 'via' | 'client' | 'session'>): void {
+    const ev: CommandEvent = { command, params, result, ...over };
     this.activity.addCommand(ev);
-    this.output.info(`${command} ${typeof params.file_path === 'string' ? params.file_path : ''}: ${result.ok ? 'ok' : `refused (${result.error ?? 'error'})`}`);
+    const from = ev.via === 'mcp' ? ` (over MCP${ev.client ? ` from ${ev.client}` : ''})` : '';
+    this.output.info(`${command} ${typeof params.file_path === 'string' ? params.file_path : ''}${from}: ${result.ok ? 'ok' : `refused (${result.error ?? 'error'})`}`);
     this.commandEmitter.fire(ev);
     this.refreshStatus();
+  }
+
+  /** The launcher of `steadyhand mcp` (see mcp.ts), once the server's environment is ready. */
+  mcpLauncher(): string | undefined {
+    return this.launcher;
+  }
+
+  private writeLauncher(storageDir: string, interp: ResolvedInterpreter, sitePackages: string | undefined): string | undefined {
+    const l = launcherScript(interp.command, interp.args, sitePackages, process.platform);
+    const dir = path.join(storageDir, 'bin');
+    const file = path.join(dir, l.name);
+    try {
+      fs.mkdirSync(dir, { recursive: true });
+      const tmp = `${file}.tmp-${process.pid}`;
+      fs.writeFileSync(tmp, l.content, { mode: 0o755 });
+      fs.renameSync(tmp, file);
+      return file;
+    } catch (err) {
+      this.output.warn(`Could not write the MCP launcher ${file}: ${errorText(err)}`);
+      return undefined;
+    }
   }
 
   /** Runs a server command with one parameter object; refusals and failures come back as results. */
@@ -639,7 +501,8 @@ export class ServerManager implements vscode.Disposable {
 
   dispose(): void {
     void this.stop();
-    this.pythonExtSub?.dispose();
+    this.discovery.dispose();
+    this.applyEditEmitter.dispose();
     for (const d of this.disposables) {
       d.dispose();
     }

@@ -62,6 +62,8 @@ export const SERVER_COMMANDS: readonly string[] = [
   'steadyhand.undo',
   'steadyhand.checkpoint',
   'steadyhand.rewind',
+  'steadyhand.changes',
+  'steadyhand.change',
 ];
 
 /**

@@ -9,6 +9,7 @@ import { envKey, ensureServerEnv, pipEnv, pythonEnv, type BundleManifest } from 
 import { ServerLogParser } from '../src/serverLog';
 import { readServerSettings, SERVER_SETTINGS } from '../src/settings';
 import { decodeDisk, diskMatches } from '../src/textCompare';
+import { errorText, withTimeout } from '../src/timeout';
 
 describe('readServerSettings', () => {
   it('fills defaults for unset keys', () => {
@@ -133,5 +134,14 @@ describe('ServerLogParser', () => {
     assert.equal(p.line('Traceback (most recent call last):').level, 'error');
     assert.equal(p.line('  File "x.py", line 1').level, 'error');
     assert.equal(p.line('2026-11-30 03:05:15,658 DEBUG pygls: x').level, 'debug');
+  });
+});
+
+describe('withTimeout', () => {
+  it('answers the value in time, undefined after the limit', async () => {
+    assert.equal(await withTimeout(Promise.resolve(7), 1000), 7);
+    assert.equal(await withTimeout(new Promise(() => undefined), 20), undefined);
+    assert.equal(errorText(new Error('boom')), 'boom');
+    assert.equal(errorText('plain'), 'plain');
   });
 });

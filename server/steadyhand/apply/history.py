@@ -78,8 +78,7 @@ async def _keep(
     ``required``: refuse the change (ToolError) rather than lose that content."""
     if snap is None:
         return None, ""
-    # The snapshot's hash is the hash of its text as UTF-8 when that is what it was read as.
-    known = snap.hash if snap.source == "buffer" or snap.encoding == UTF8 else None
+    known = _known_key(snap)
     try:
         if len(snap.raw) > _THREAD_CHARS:
             key = await asyncio.to_thread(store.put_text, snap.raw, known)
@@ -96,6 +95,24 @@ async def _keep(
             raise _cannot_keep(store, snap, tool, None)
         return None, "(The previous content is too large to keep for undo.)"
     return key, ""
+
+
+def _known_key(snap: Snapshot) -> str | None:
+    """The blob key of a snapshot's text when its hash is that key: the hash of its text
+    as UTF-8, when that is what it was read as."""
+    return snap.hash if snap.source == "buffer" or snap.encoding == UTF8 else None
+
+
+def _keep_after(store: HistoryStore, after: Snapshot | None) -> str | None:
+    """Keep the content a change left (so that the change can be taken back on its own
+    after later ones); its key, or None when it cannot be kept. Never fails the change."""
+    if after is None:
+        return None
+    try:
+        return store.put_text(after.raw, _known_key(after))
+    except OSError as exc:
+        log.warning("history: could not keep the new content of %s: %s", after.path, exc)
+        return None
 
 
 def _cannot_keep(store: HistoryStore, snap: Snapshot, tool: str, exc: OSError | None) -> ToolError:
@@ -169,6 +186,7 @@ def _record(
         after_size=after.size if after is not None else 0,
         added=added,
         removed=removed,
+        after=_keep_after(store, after),
     )
     try:
         store.append(version)

@@ -32,7 +32,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any
 
 from steadyhand.fs.checked_open import open_regular
@@ -124,6 +124,9 @@ class Version:
     after_size: int
     added: int
     removed: int
+    #: Blob key of the content the change left, None if it deleted the file, was too
+    #: large to keep, or was recorded by a version that did not keep it.
+    after: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,11 +140,26 @@ class Checkpoint:
 Entry = Version | Checkpoint
 
 
+_FIELDS = {cls: tuple(f.name for f in fields(cls)) for cls in (Version, Checkpoint)}
+_KNOWN = {cls: frozenset(names) for cls, names in _FIELDS.items()}
+
+
 def _entry_from(obj: dict[str, Any]) -> Entry | None:
+    """The entry of an index line. Fields this version does not know (written by a newer
+    one) are left out; a field it added is missing from older lines and takes its default."""
     kind = obj.pop("t", None)
-    cls = Version if kind == "change" else Checkpoint if kind == "checkpoint" else None
-    if cls is None or not _well_typed(cls, obj):
-        return None  # not an entry this store wrote (a damaged or foreign line)
+    cls: type[Version] | type[Checkpoint]
+    if kind == "change":
+        cls = Version
+    elif kind == "checkpoint":
+        cls = Checkpoint
+    else:
+        return None
+    known = _KNOWN[cls]
+    if not known.issuperset(obj):
+        obj = {k: v for k, v in obj.items() if k in known}
+    if not _well_typed(cls, obj):
+        return None  # not an entry a store wrote (a damaged or foreign line)
     try:
         return cls(**obj)
     except TypeError:
@@ -162,8 +180,14 @@ _MAX_TIME = 1e11  # the year 5138
 
 
 def _well_typed(cls: type, obj: dict[str, Any]) -> bool:
+    """Whether every field of ``obj`` has its annotation's type (a field with a default
+    may be missing), numbers within bounds."""
     for f in fields(cls):
-        value = obj.get(f.name)
+        if f.name not in obj:
+            if f.default is MISSING:
+                return False
+            continue
+        value = obj[f.name]
         kinds = _KINDS.get(str(f.type))
         if kinds is None or not isinstance(value, kinds):
             return False
@@ -176,9 +200,6 @@ def _well_typed(cls: type, obj: dict[str, Any]) -> bool:
     return True
 
 
-_FIELDS = {cls: tuple(f.name for f in fields(cls)) for cls in (Version, Checkpoint)}
-
-
 def _entry_line(entry: Entry) -> bytes:
     """The entry's line in the index: JSON and a newline, UTF-8. A file name that is not
     valid UTF-8 (its odd bytes decoded as lone surrogates) keeps its bytes as they were."""
@@ -186,6 +207,8 @@ def _entry_line(entry: Entry) -> bytes:
     obj: dict[str, Any] = {"t": kind}
     for name in _FIELDS[type(entry)]:
         obj[name] = getattr(entry, name)
+    if obj.get("after", "") is None:  # lines as before the field came, where it says nothing
+        del obj["after"]
     if orjson is not None:
         try:
             return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)

@@ -14,6 +14,8 @@ CHECKPOINT: Final = "steadyhand.checkpoint"
 REWIND: Final = "steadyhand.rewind"
 NOTEBOOK_EDIT: Final = "steadyhand.notebookEdit"
 MULTI_EDIT: Final = "steadyhand.multiEdit"
+CHANGES: Final = "steadyhand.changes"
+CHANGE: Final = "steadyhand.change"
 
 #: Every command the server advertises in ``executeCommandProvider``.
 ALL_COMMANDS: Final[tuple[str, ...]] = (
@@ -29,6 +31,8 @@ ALL_COMMANDS: Final[tuple[str, ...]] = (
     REWIND,
     NOTEBOOK_EDIT,
     MULTI_EDIT,
+    CHANGES,
+    CHANGE,
 )
 
 #: Server -> client request asking the editor to save documents (see docs/protocol.md).

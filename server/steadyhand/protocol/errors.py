@@ -30,6 +30,7 @@ class ErrorCode(StrEnum):
     WRONG_TOOL = "wrong_tool"
     UNREADABLE = "unreadable"
     SESSION_EXISTS = "session_exists"
+    CONFLICT = "conflict"
 
 
 class ToolError(Exception):

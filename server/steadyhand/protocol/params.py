@@ -52,6 +52,9 @@ class NotebookEditParams:
     #: "code", "markdown" or "raw": required for inserts, changes the type on replace.
     cell_type: str | None = None
     session: str = DEFAULT_SESSION
+    #: The whole diff in the result even when it is long (by default a long diff is
+    #: left out and the result says which lines changed).
+    include_diff: bool = False
 
     #: ``notebook_path`` is the name models know from other notebook tools.
     ALIASES: ClassVar[dict[str, str]] = {"notebook_path": "file_path"}
@@ -76,6 +79,9 @@ class EditParams:
     session: str = DEFAULT_SESSION
     expected_replacements: int | None = None
     dry_run: bool = False
+    #: The whole diff in the result even when it is long (by default a long diff is
+    #: left out and the result says which lines changed).
+    include_diff: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +100,9 @@ class MultiEditParams:
     edits: list[EditItem]
     session: str = DEFAULT_SESSION
     dry_run: bool = False
+    #: The whole diff in the result even when it is long (by default a long diff is
+    #: left out and the result says which lines changed).
+    include_diff: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +111,9 @@ class WriteParams:
     content: str
     session: str = DEFAULT_SESSION
     dry_run: bool = False
+    #: The whole diff in the result even when it is long (by default a long diff is
+    #: left out and the result says which lines changed).
+    include_diff: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,11 +148,46 @@ class HistoryParams:
 
 @dataclass(frozen=True, slots=True)
 class UndoParams:
-    file_path: str
+    #: Undo the last change to this file (needed unless ``id`` is given).
+    file_path: str | None = None
     #: Undo this session's last change to the file (default: the last change by anyone).
+    #: With ``id``: the session the undo is made as (default: the change's own).
     session: str | None = None
     #: Restore even though the file changed since Steadyhand wrote it.
     force: bool = False
+    #: The whole diff in the result even when it is long (by default a long diff is
+    #: left out and the result says which lines changed).
+    include_diff: bool = False
+    #: Take back this one change (an id from ``changes`` or ``history``).
+    id: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.file_path is None and self.id is None:
+            raise ParamsError(
+                "`file_path` must be given (a string: the file whose last change to undo), "
+                "or `id` (one change to take back, as changes lists it).",
+                "file_path",
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class ChangesParams:
+    #: Only this session's changes (default: every session's).
+    session: str | None = None
+    #: Only changes to this file, or to files in this folder.
+    path: str | None = None
+    #: Only changes made after this checkpoint (an id, or a label).
+    since: str | None = None
+    #: The newest this many changes (default 50).
+    limit: int | None = None
+
+    ALIASES: ClassVar[dict[str, str]] = {"file_path": "path"}
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeParams:
+    #: The change's id (from ``changes`` or ``history``).
+    id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +201,9 @@ class RewindParams:
     #: A checkpoint id (``cp-…``) or label of this session.
     checkpoint: str
     session: str = DEFAULT_SESSION
+    #: The whole diff in the result even when it is long (by default a long diff is
+    #: left out and the result says which lines changed).
+    include_diff: bool = False
 
 
 _PAGES = re.compile(r"^\s*\d+\s*(?:-\s*\d*\s*)?(?:,\s*\d+\s*(?:-\s*\d*\s*)?)*$")
@@ -199,6 +249,8 @@ _VALUE_RULES: dict[str, tuple[typing.Callable[[Any], bool], str]] = {
     "expected_replacements": (lambda v: v >= 1, "a positive number of replacements"),
     "edits": (lambda v: len(v) >= 1, "a non-empty list of {old_string, new_string} objects"),
     "checkpoint": (lambda v: 0 < len(v) <= 256, "a non-empty name of at most 256 characters"),
+    "since": (lambda v: 0 < len(v) <= 256, "a checkpoint id or label (at most 256 characters)"),
+    "id": (lambda v: 0 < len(v) <= 64, "a change id as changes or history lists it"),
     "label": (lambda v: len(v) <= 256, "a label of at most 256 characters"),
     "pages": (
         lambda v: _PAGES.match(v) is not None and _short_numbers(v),
@@ -389,6 +441,8 @@ def parse_arguments(cls: type[P], arguments: tuple[Any, ...]) -> P:
 
 
 __all__ = [
+    "ChangeParams",
+    "ChangesParams",
     "CheckpointParams",
     "CloseParams",
     "EditItem",

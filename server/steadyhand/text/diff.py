@@ -12,6 +12,7 @@ import itertools
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from steadyhand.text.lines import split_lines
 from steadyhand.text.splices import Splice
@@ -35,7 +36,7 @@ def unified(
 ) -> str:
     """A unified diff of two line lists that start at ``first_line`` of the file (and at
     ``new_first_line`` of the new file, when earlier changes moved it)."""
-    return _unified(old_lines, new_lines, name, first_line, new_first_line)[0]
+    return _unified(old_lines, new_lines, name, first_line, new_first_line).diff
 
 
 #: Marks a last line without a line end while lines are diffed (two noncharacters);
@@ -64,19 +65,31 @@ def _header(name: str) -> list[str]:
     return [f"--- a/{bare}{end}", f"+++ b/{bare}{end}"]
 
 
+class _Built(NamedTuple):
+    diff: str
+    stat: DiffStat
+    #: the runs of added lines, each joined
+    plus: list[str]
+    #: the runs of changed lines, as (first, last) lines of the new text (``last`` =
+    #: ``first - 1`` for lines only removed)
+    runs: list[tuple[int, int]]
+
+
 def _unified(
     old_lines: list[str],
     new_lines: list[str],
     name: str,
     first_line: int = 1,
     new_first_line: int | None = None,
-) -> tuple[str, DiffStat, list[str]]:
-    """:func:`unified`, with its counts and the runs of added lines (each run joined)."""
-    diff, ds, plus = _unified_lines(old_lines, new_lines, name, first_line, new_first_line)
-    if _NO_EOL in diff:
-        diff = diff.replace(_NO_EOL, _NO_EOL_LINE)
-        plus = [run.replace(_NO_EOL, "") for run in plus]
-    return diff, ds, plus
+) -> _Built:
+    """:func:`unified`, with its counts and its runs."""
+    built = _unified_lines(old_lines, new_lines, name, first_line, new_first_line)
+    if _NO_EOL in built.diff:
+        return built._replace(
+            diff=built.diff.replace(_NO_EOL, _NO_EOL_LINE),
+            plus=[run.replace(_NO_EOL, "") for run in built.plus],
+        )
+    return built
 
 
 def _unified_lines(
@@ -85,7 +98,7 @@ def _unified_lines(
     name: str,
     first_line: int = 1,
     new_first_line: int | None = None,
-) -> tuple[str, DiffStat, list[str]]:
+) -> _Built:
     shift = first_line - 1
     new_shift = shift if new_first_line is None else new_first_line - 1
     if len(old_lines) + len(new_lines) >= SMALL_DIFF:
@@ -97,9 +110,10 @@ def _unified_lines(
         return _aligned_unified(old_lines, new_lines, differ, name, shift, new_shift)
     groups = _grouped(_opcodes(old_lines, new_lines), CONTEXT)
     if not groups:
-        return "", DiffStat(0, 0), []
+        return _Built("", DiffStat(0, 0), [], [])
     added = removed = 0
     plus: list[str] = []
+    runs: list[tuple[int, int]] = []
     out = _header(name)
     for group in groups:
         first, last = group[0], group[-1]
@@ -111,6 +125,7 @@ def _unified_lines(
                 if i2 > i1:
                     out.append(" " + "\n ".join(old_lines[i1:i2]))
                 continue
+            runs.append((j1 + 1 + new_shift, j2 + new_shift))
             if tag != "insert" and i2 > i1:
                 out.append("-" + "\n-".join(old_lines[i1:i2]))
                 removed += i2 - i1
@@ -119,7 +134,7 @@ def _unified_lines(
                 out.append("+" + run)
                 plus.append(run)
                 added += j2 - j1
-    return "\n".join(out) + "\n", DiffStat(added, removed), plus
+    return _Built("\n".join(out) + "\n", DiffStat(added, removed), plus, runs)
 
 
 Opcode = tuple[str, int, int, int, int]
@@ -210,16 +225,17 @@ def _aligned_changes(a: list[str], b: list[str]) -> list[int] | None:
 
 def _aligned_unified(
     a: list[str], b: list[str], differ: list[int], name: str, shift: int, new_shift: int
-) -> tuple[str, DiffStat, list[str]]:
+) -> _Built:
     """The unified diff of lines replaced in place at the positions ``differ``: the same
     text the general path gives, without building opcodes for every stretch. A rewrite
     has a hunk per few lines, so the loop works straight on the positions."""
     if not differ:
-        return "", DiffStat(0, 0), []
+        return _Built("", DiffStat(0, 0), [], [])
     n, total, m = CONTEXT, len(a), len(differ)
     out = _header(name)
     append = out.append
     plus: list[str] = []
+    runs: list[tuple[int, int]] = []
     i, reach = 0, 2 * n + 1
     while i < m:
         j = i + 1  # the hunk takes the changes with at most 2n unchanged lines between
@@ -251,11 +267,12 @@ def _aligned_unified(
                 run = "\n+".join(b[start:end])
             append("+" + run)
             plus.append(run)
+            runs.append((start + 1 + new_shift, end + new_shift))
             pos = end
         if hi > pos:
             append(" " + "\n ".join(a[pos:hi]))
         i = j
-    return "\n".join(out) + "\n", DiffStat(m, m), plus
+    return _Built("\n".join(out) + "\n", DiffStat(m, m), plus, runs)
 
 
 def _unique_anchors(
@@ -394,6 +411,61 @@ def changed_runs(diff: str) -> list[tuple[int, int, int]]:
             close()
             old_line += 1
     close()
+    return runs
+
+
+def changed_ranges(diff: str, new_total: int) -> list[tuple[int, int]]:
+    """The lines of the new text a diff from :func:`unified` changed, as 1-based
+    ``(first, last)`` runs in order: each run of added or replacing lines, and for lines
+    only removed, the line that now stands where they were (the last line, when they
+    were at the end; none in a text left empty). ``new_total``: the new text's lines.
+    The diff :func:`whole_diff` made last knows its runs already (a write's long diff);
+    any other is read line by line."""
+    last = _last_whole
+    runs = last.runs if last is not None and last.diff is diff else _runs_of(diff)
+    joined: list[tuple[int, int]] = []
+    for first, end in runs:  # runs that touch (a removal, then what replaced it): one
+        if joined and first == joined[-1][1] + 1:
+            joined[-1] = (joined[-1][0] if joined[-1][0] <= joined[-1][1] else first, end)
+        else:
+            joined.append((first, end))
+    out: list[tuple[int, int]] = []
+    for first, end in joined:
+        if first <= end:
+            out.append((first, end))
+        elif new_total:  # only removed: the line now in their place
+            at = min(first, new_total)
+            if not out or out[-1][1] < at:
+                out.append((at, at))
+    return out
+
+
+def _runs_of(diff: str) -> list[tuple[int, int]]:
+    """The runs of changed lines of a diff, as (first, last) lines of the new text
+    (``last`` = ``first - 1`` for a run that only removes lines)."""
+    runs: list[tuple[int, int]] = []
+    line = start = 0
+    in_run = False
+    for text in diff.split("\n")[2:]:
+        kind = text[:1]
+        if kind == "-" or kind == "+":
+            if not in_run:
+                in_run, start = True, line
+            if kind == "+":
+                line += 1
+            continue
+        if in_run and kind != "\\":  # a "\ No newline" note stays in its run
+            runs.append((start, line - 1))
+            in_run = False
+        if kind == "@":
+            new = text.split(" ")[2][1:]
+            first, _, count = new.partition(",")
+            # "+5,0" names the line before what was removed: the run is at line 6
+            line = int(first) + (1 if count == "0" else 0)
+        elif kind == " ":
+            line += 1
+    if in_run:
+        runs.append((start, line - 1))
     return runs
 
 
@@ -562,6 +634,7 @@ class _WholeDiff:
     diff: str
     stat: DiffStat
     plus: list[str]
+    runs: list[tuple[int, int]]
 
 
 #: The last whole-file diff, kept to be handed out again: a write's result, the secret
@@ -575,8 +648,8 @@ def _whole(old_view: str, new_view: str, name: str) -> _WholeDiff:
     last = _last_whole
     if last is not None and last.old is old_view and last.new is new_view and last.name == name:
         return last
-    diff, ds, plus = _unified(_lines(old_view, at_end=True), _lines(new_view, at_end=True), name)
-    made = _WholeDiff(old_view, new_view, name, diff, ds, plus)
+    built = _unified(_lines(old_view, at_end=True), _lines(new_view, at_end=True), name)
+    made = _WholeDiff(old_view, new_view, name, built.diff, built.stat, built.plus, built.runs)
     if len(old_view) + len(new_view) <= _MEMO_CHARS:
         _last_whole = made
     return made

@@ -20,8 +20,12 @@ from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import CheckpointParams, RewindParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.tasks import run_to_end
+from steadyhand.text.diff import changed_ranges, whole_diff
+from steadyhand.text.lines import count_lines, to_view
 from steadyhand.tools.mutation import remove
+from steadyhand.tools.records import CHANGED_RANGES_MAX, diff_fields, omitted_note, short_diff
 from steadyhand.tools.versions import (
+    DIFF_MAX_CHARS,
     clock,
     current_content,
     iso,
@@ -200,6 +204,10 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
             " Skipped files keep their current content: read them and decide with the user "
             "what to do."
         )
+    done = set(restored) | set(deleted)
+    diff = _rewind_diff(ctx, [x for x in plans if x.path in done], include_diff=p.include_diff)
+    if diff.get("diff_omitted"):
+        head += " " + omitted_note(diff)
     return success(
         head + "\n" + "\n".join(lines),
         checkpoint=cp.id,
@@ -208,7 +216,28 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
         skipped=skipped,
         unchanged=unchanged,
         not_on_disk=sorted(buffer_only),
+        **diff,
     )
+
+
+def _rewind_diff(ctx: ToolContext, done: list[_Plan], *, include_diff: bool) -> dict[str, object]:
+    """What a rewind changed, as one diff of every file it restored or deleted, under
+    the rule of every change's result: whole when short (or asked for), else left out,
+    with each file's changed line ranges (``changed``: path -> ranges)."""
+    diffs: dict[str, tuple[str, int]] = {}
+    for plan in done:
+        old = plan.now.view if plan.now is not None else ""
+        new = to_view(plan.text) if plan.text is not None else ""
+        if len(old) + len(new) <= DIFF_MAX_CHARS:  # larger: only named in the listing
+            diffs[plan.path] = (whole_diff(old, new, name=plan.path), count_lines(new))
+    whole = "".join(d if d.endswith("\n") else d + "\n" for d, _ in diffs.values())
+    if include_diff or short_diff(ctx, whole):
+        return {"diff": whole}
+    changed = {path: diff_fields(ctx, d, n).get("changed", []) for path, (d, n) in diffs.items()}
+    for path, (d, n) in diffs.items():
+        if not changed[path]:  # short alone, too long together
+            changed[path] = [[a, b] for a, b in changed_ranges(d, n)][:CHANGED_RANGES_MAX]
+    return {"diff_omitted": True, "changed": changed}
 
 
 async def _apply_all(

@@ -9,6 +9,7 @@ from steadyhand.text.diff import whole_diff
 from steadyhand.text.encoding import UTF8
 from steadyhand.text.lines import count_lines, to_view
 from steadyhand.tools.mutation import Target, commit, preview
+from steadyhand.tools.records import omitted_note
 
 
 async def create_file(target: Target, content: str) -> Result:
@@ -19,31 +20,36 @@ async def create_file(target: Target, content: str) -> Result:
     view = to_view(content)
     lines = count_lines(view)
     size = len(change.data)
+    diff = target.diff_fields(whole_diff("", view, name=path), lines)
+    note = " " + omitted_note(diff) if "diff" not in diff else ""
     # An edit's fields: what it replaced (nothing: one exact insertion) and the diff.
     as_edit: dict[str, object] = {}
     if tool != "write":
-        as_edit = {"replacements": 1, "matched": "exact", "diff": whole_diff("", view, name=path)}
+        as_edit = {"replacements": 1, "matched": "exact"}
     if target.dry_run:
         findings = await preview(target.ctx, change)
         warning = " " + secrets_warning(findings) if findings else ""
         return success(
             f"Dry run: {path} does not exist; the {tool} would create it with {lines} lines "
-            f"({size} bytes). Nothing was written.{warning}",
+            f"({size} bytes). Nothing was written.{warning}{note}",
             path=path,
             type="create",
             lines=lines,
             bytes=size,
             added=lines,
             removed=0,
-            diff=whole_diff("", view, name=path),
+            **diff,
             dry_run=True,
-            **{k: v for k, v in as_edit.items() if k != "diff"},
+            **as_edit,
             **dry_run_fields(findings),
         )
     applied = await commit(target.ctx, change)
     message = f"File created successfully at: {path} (wrote {lines} lines, {size} bytes)."
     if applied.note:
         message += " " + applied.note
+    if tool != "write":
+        as_edit.update(diff)
+        message += note
     return success(
         message,
         path=path,

@@ -14,7 +14,13 @@ from steadyhand.tools.mutation import open_target
 
 async def edit(ctx: ToolContext, p: EditParams) -> Result:
     async with open_target(
-        ctx, p.file_path, p.session, "edit", dry_run=p.dry_run, notebooks=False
+        ctx,
+        p.file_path,
+        p.session,
+        "edit",
+        dry_run=p.dry_run,
+        include_diff=p.include_diff,
+        notebooks=False,
     ) as target:
         if not target.exists:
             if p.old_string == "":

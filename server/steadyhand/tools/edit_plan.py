@@ -19,11 +19,12 @@ from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.results import Result, success
 from steadyhand.state.file_state import FileRecord, Range, missing_lines, shift_ranges
 from steadyhand.text.diff import splices_diff, stat, whole_diff
-from steadyhand.text.lines import ending_stats_spliced, to_view
+from steadyhand.text.lines import count_lines, ending_stats_spliced, to_view
 from steadyhand.text.matching import EXACT, MARKDOWN_SUFFIXES, EditPlan, Found, plan_edit
 from steadyhand.text.render import CUT_MARKER_RE, snippet, snippet_at
 from steadyhand.text.splices import Splice, apply_splices, raw_splices
 from steadyhand.tools.mutation import Target, commit, preview
+from steadyhand.tools.records import omitted_note, total_lines
 
 
 def plan_one(
@@ -315,7 +316,8 @@ async def apply_plan(
         new_raw = apply_splices(snap.raw, rsp)
     change = target.change(snap, new_raw, snap.encoding, splices=plan.splices)
     if target.dry_run:
-        return _dry_run_result(snap, plan, new_view, summary, await preview(ctx, change))
+        findings = await preview(ctx, change)
+        return _dry_run_result(target, snap, plan, new_view, summary, lines, findings)
     # what the session has seen moves with the text (all of it, if it saw all)
     shown = None if rec.full_view else shown_after(rec.shown, view, plan.splices, lines)
     # the line-ending counts carry over: no pass over the new text
@@ -346,13 +348,16 @@ async def apply_plan(
         head += " " + plan.note
     if applied.note:
         head += " " + applied.note
+    fields = target.diff_fields(diff, total_lines(after))
+    if "diff" not in fields:
+        head += " " + omitted_note(fields)
     message = f"{head}\n{shown_snippet}"
     return success(
         message,
         path=snap.path,
         replacements=n,
         matched=plan.tier.name,
-        diff=diff,
+        **fields,
         added=ds.added,
         removed=ds.removed,
         via=applied.via,
@@ -362,13 +367,17 @@ async def apply_plan(
 
 
 def _dry_run_result(
+    target: Target,
     snap: Snapshot,
     plan: EditPlan,
     new_view: str,
     summary: str | None,
+    lines: Sequence[tuple[int, int]],
     findings: list[Finding],
 ) -> Result:
-    diff = splices_diff(snap.view, new_view, plan.splices, name=snap.path)
+    diff = splices_diff(
+        snap.view, new_view, plan.splices, name=snap.path, firsts=[a for a, _ in lines]
+    )
     ds = stat(diff)
     n = plan.replacements
     what = f"apply {summary}" if summary else f"replace {n} occurrence{'s' if n != 1 else ''}"
@@ -380,13 +389,19 @@ def _dry_run_result(
         head += " " + plan.note
     if findings:
         head += " " + secrets_warning(findings)
+    fields = target.diff_fields(diff, count_lines(new_view))
+    if "diff" in fields:
+        shown = diff
+    else:  # the new text at the places it would change, as an edit's answer shows it
+        head += " " + omitted_note(fields)
+        shown = changed_snippet(snap.view, new_view, plan.splices, lines)
     return success(
-        f"{head}\n{diff}",
+        f"{head}\n{shown}",
         path=snap.path,
         dry_run=True,
         replacements=n,
         matched=plan.tier.name,
-        diff=diff,
+        **fields,
         added=ds.added,
         removed=ds.removed,
         **dry_run_fields(findings),

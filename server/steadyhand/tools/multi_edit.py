@@ -151,7 +151,13 @@ def _summary(plans: list[EditPlan]) -> str:
 
 async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
     async with open_target(
-        ctx, p.file_path, p.session, TOOL, dry_run=p.dry_run, notebooks=False
+        ctx,
+        p.file_path,
+        p.session,
+        TOOL,
+        dry_run=p.dry_run,
+        include_diff=p.include_diff,
+        notebooks=False,
     ) as target:
         path = target.path
         if not target.exists:

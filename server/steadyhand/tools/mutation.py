@@ -36,7 +36,7 @@ from steadyhand.text.encoding import Encoding, binary_reason
 from steadyhand.text.lines import EndingStats
 from steadyhand.text.splices import Splice
 from steadyhand.tools.dry_run import check_fresh
-from steadyhand.tools.records import full_range, record_for, remember, require_read
+from steadyhand.tools.records import diff_fields, full_range, record_for, remember, require_read
 from steadyhand.tools.suggest import not_found
 
 
@@ -128,6 +128,12 @@ class Target:
     buffer: Snapshot | None
     #: Whether there is a file (or a buffer) to change; False: it would be created.
     exists: bool
+    #: The result carries the whole diff even when it is long.
+    include_diff: bool = False
+
+    def diff_fields(self, diff: str, new_total: int) -> dict[str, object]:
+        """The result's ``diff``, or where the text changed when it is too long."""
+        return diff_fields(self.ctx, diff, new_total, include_diff=self.include_diff)
 
     @property
     def session(self) -> Session:
@@ -188,6 +194,7 @@ async def open_target(
     tool: str,
     *,
     dry_run: bool = False,
+    include_diff: bool = False,
     notebooks: bool = True,
 ) -> AsyncIterator[Target]:
     """Open ``file_path`` for a change by ``tool`` in ``session``, holding its lock.
@@ -206,7 +213,7 @@ async def open_target(
             raise is_directory(path, tool)
         if exists and not notebooks:
             refuse_notebook(ctx, path, tool)
-        yield Target(ctx, path, tool, session, dry_run, buffer, exists)
+        yield Target(ctx, path, tool, session, dry_run, buffer, exists, include_diff)
 
 
 async def commit(

@@ -28,10 +28,12 @@ from steadyhand.state.file_state import (
     shift_ranges,
 )
 from steadyhand.text.diff import stat, whole_diff
+from steadyhand.text.lines import count_lines, to_view
 from steadyhand.text.splices import apply_splices, raw_splices
 from steadyhand.tools.mutation import Target, commit, open_target
 from steadyhand.tools.records import (
     NOTEBOOK_TOOL,
+    omitted_note,
 )
 
 TOOL = "notebookEdit"
@@ -145,7 +147,7 @@ async def notebook_edit(ctx: ToolContext, p: NotebookEditParams) -> Result:
             use="steadyhand.edit",
         )
     mode = p.edit_mode
-    async with open_target(ctx, path, p.session, TOOL) as target:
+    async with open_target(ctx, path, p.session, TOOL, include_diff=p.include_diff) as target:
         if not target.exists:
             raise target.not_found()
         session = target.session
@@ -289,6 +291,7 @@ async def _apply(
     name = f"{path}#{change.cell_id}"
     diff = whole_diff(change.old_source, change.new_source, name=name)
     ds = stat(diff)
+    fields = target.diff_fields(diff, count_lines(to_view(change.new_source)))
     if mode == "replace":
         head = (
             f"Replaced the source of cell {i} (id {change.cell_id}, {change.cell_type}) in {path}"
@@ -317,6 +320,8 @@ async def _apply(
         head += " " + _renumbered_note(moved)
     if applied.note:
         head += " " + applied.note
+    if fields.get("diff_omitted"):
+        head += " " + omitted_note(fields)
     return success(
         head,
         path=path,
@@ -325,7 +330,7 @@ async def _apply(
         cell_index=i,
         cell_type=change.cell_type,
         total_cells=total,
-        diff=diff,
+        **fields,
         added=ds.added,
         removed=ds.removed,
         via=applied.via,

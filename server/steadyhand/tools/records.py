@@ -9,7 +9,7 @@ from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.results import Result, success
 from steadyhand.state.file_state import FileRecord, Range, Session, ranges_through
 from steadyhand.state.staleness import is_stale
-from steadyhand.text.diff import changed_runs, whole_diff
+from steadyhand.text.diff import changed_ranges, changed_runs, whole_diff
 from steadyhand.text.lines import EndingStats, line_ending_name
 
 
@@ -107,6 +107,38 @@ def short_diff(ctx: ToolContext, diff: str) -> bool:
         0 < len(diff) <= STALE_DIFF_MAX_CHARS
         and diff.count("\n") <= ctx.settings.stale_diff_max_lines
     )
+
+
+#: Most changed line ranges a result carries in place of a diff left out.
+CHANGED_RANGES_MAX = 50
+
+
+def diff_fields(
+    ctx: ToolContext, diff: str, new_total: int, *, include_diff: bool = False
+) -> dict[str, object]:
+    """The ``diff`` of a change's result, whole when it is short (the rule ``stale``
+    refusals follow: at most ``staleDiffMaxLines`` lines and 16,000 characters) or when
+    ``include_diff`` asks for it. Otherwise it is left out (``diff_omitted``), and the
+    result says where the new text changed: ``changed``, its changed line ranges (at most
+    :data:`CHANGED_RANGES_MAX`, then ``changed_more``). An agent that made a change knows
+    what it wrote; echoing a long diff back would cost its model the same again."""
+    if include_diff or not diff or short_diff(ctx, diff):
+        return {"diff": diff}
+    ranges = changed_ranges(diff, new_total)
+    out: dict[str, object] = {
+        "diff_omitted": True,
+        "changed": [[a, b] for a, b in ranges[:CHANGED_RANGES_MAX]],
+    }
+    if len(ranges) > CHANGED_RANGES_MAX:
+        out["changed_more"] = len(ranges) - CHANGED_RANGES_MAX
+    return out
+
+
+def omitted_note(fields: dict[str, object]) -> str:
+    """The sentence a message carries when its diff was left out ("" when it was not)."""
+    if not fields.get("diff_omitted"):
+        return ""
+    return "(The diff is long, so it was left out: pass include_diff: true to get it.)"
 
 
 def refuse_if_stale(

@@ -18,6 +18,8 @@ from steadyhand.context import ToolContext
 from steadyhand.protocol import commands as names
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import (
+    ChangeParams,
+    ChangesParams,
     CheckpointParams,
     CloseParams,
     EditParams,
@@ -34,6 +36,7 @@ from steadyhand.protocol.params import (
     structure,
 )
 from steadyhand.protocol.results import Result, failure
+from steadyhand.tools import changes as changes_tools
 from steadyhand.tools import checkpoint as checkpoint_tools
 from steadyhand.tools import edit as edit_tool
 from steadyhand.tools import multi_edit as multi_edit_tool
@@ -70,9 +73,11 @@ COMMANDS: dict[str, Command] = {
         Command(names.SESSION_FORK, ForkParams, session_tools.fork),
         Command(names.SESSION_CLOSE, CloseParams, session_tools.close),
         Command(names.HISTORY, HistoryParams, undo_tools.history),
-        Command(names.UNDO, UndoParams, undo_tools.undo),
+        Command(names.UNDO, UndoParams, changes_tools.undo),
         Command(names.CHECKPOINT, CheckpointParams, checkpoint_tools.checkpoint),
         Command(names.REWIND, RewindParams, checkpoint_tools.rewind),
+        Command(names.CHANGES, ChangesParams, changes_tools.changes),
+        Command(names.CHANGE, ChangeParams, changes_tools.change),
         Command(names.PING, PingParams, lambda ctx, p: ctx.status(), watch=False),
     )
 }

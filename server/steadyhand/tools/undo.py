@@ -16,7 +16,9 @@ from steadyhand.protocol.params import HistoryParams, UndoParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.text.diff import stat, whole_diff
 from steadyhand.tools.mutation import remove
+from steadyhand.tools.records import diff_fields, omitted_note, total_lines
 from steadyhand.tools.versions import (
+    DIFF_MAX_CHARS,
     clock,
     current_content,
     iso,
@@ -28,8 +30,6 @@ from steadyhand.tools.versions import (
     untouched,
 )
 
-#: Diffs of restores are put in results only for texts up to this many characters.
-DIFF_MAX_CHARS = 200_000
 DEFAULT_HISTORY_LIMIT = 20
 
 
@@ -111,6 +111,7 @@ def history(ctx: ToolContext, p: HistoryParams) -> Result:
 
 async def undo(ctx: ToolContext, p: UndoParams) -> Result:
     store = require_history(ctx)
+    assert p.file_path is not None  # UndoParams asks for it when there is no id
     rp = ctx.resolve(p.file_path)
     path = rp.path
     if p.session is not None:
@@ -126,39 +127,62 @@ async def undo(ctx: ToolContext, p: UndoParams) -> Result:
                 "undo. Call history to see the versions it knows.",
                 path=path,
             )
-        acting = p.session or v.session
-        check_writable(ctx, path, acting)
-        try:
-            now = current_content(ctx, path, left_by=v)
-        except ToolError as err:
-            raise _not_text_now(path, err, v) from err
-        if not untouched(v, now) and not p.force:
-            gone = " was deleted" if now is None else " has changed"
+        return await undo_version(
+            ctx,
+            store,
+            path,
+            v,
+            p.session or v.session,
+            force=p.force,
+            include_diff=p.include_diff,
+        )
+
+
+async def undo_version(
+    ctx: ToolContext,
+    store: HistoryStore,
+    path: str,
+    v: Version,
+    acting: str,
+    *,
+    force: bool,
+    include_diff: bool = False,
+) -> Result:
+    """Take back ``v``, the latest change to ``path``, as ``acting`` (the caller holds the
+    path's lock): restore the text before it, or delete the file it created."""
+    check_writable(ctx, path, acting)
+    try:
+        now = current_content(ctx, path, left_by=v)
+    except ToolError as err:
+        raise _not_text_now(path, err, v) from err
+    if not untouched(v, now) and not force:
+        gone = " was deleted" if now is None else " has changed"
+        raise ToolError(
+            ErrorCode.STALE,
+            f"{path}{gone} since the {v.tool} by session {v.session!r} at {clock(v.time)}, so "
+            "undoing it would throw that newer work away; nothing was changed. Read the "
+            "file to see what is there now. To restore the earlier version anyway, call "
+            "undo again with force: true (what is there now will be kept in history).",
+            path=path,
+            version=v.id,
+            can_force=True,
+        )
+    target: str | None = None
+    if v.existed:
+        target = store.get_text(v.before) if v.before is not None else None
+        if target is None:
             raise ToolError(
-                ErrorCode.STALE,
-                f"{path}{gone} since the {v.tool} by session {v.session!r} at {clock(v.time)}, so "
-                "undoing it would throw that newer work away; nothing was changed. Read the "
-                "file to see what is there now. To restore the earlier version anyway, call "
-                "undo again with force: true (what is there now will be kept in history).",
+                ErrorCode.NO_HISTORY,
+                f"The version of {path} before the {v.tool} by session {v.session!r} at "
+                f"{clock(v.time)} is no longer kept (it was too large, or the history "
+                "budget evicted it), so it cannot be restored. Nothing was changed.",
                 path=path,
                 version=v.id,
             )
-        target: str | None = None
-        if v.existed:
-            target = store.get_text(v.before) if v.before is not None else None
-            if target is None:
-                raise ToolError(
-                    ErrorCode.NO_HISTORY,
-                    f"The version of {path} before the {v.tool} by session {v.session!r} at "
-                    f"{clock(v.time)} is no longer kept (it was too large, or the history "
-                    "budget evicted it), so it cannot be restored. Nothing was changed.",
-                    path=path,
-                    version=v.id,
-                )
-        who = f"the {v.tool} by session {v.session!r} at {clock(v.time)}"
-        if target is None:
-            return await _undo_creation(ctx, path, now, acting, who, v)
-        return await _restore(ctx, path, now, target, v, acting, who)
+    who = f"the {v.tool} by session {v.session!r} at {clock(v.time)}"
+    if target is None:
+        return await _undo_creation(ctx, path, now, acting, who, v)
+    return await _restore(ctx, path, now, target, v, acting, who, include_diff=include_diff)
 
 
 def _not_text_now(path: str, err: ToolError, v: Version) -> ToolError:
@@ -207,6 +231,8 @@ async def _restore(
     v: Version,
     acting: str,
     who: str,
+    *,
+    include_diff: bool,
 ) -> Result:
     if now is not None and now.raw == target:
         raise ToolError(
@@ -220,11 +246,16 @@ async def _restore(
     if now is not None and len(now.view) + len(applied.snapshot.view) <= DIFF_MAX_CHARS:
         diff = whole_diff(now.view, applied.snapshot.view, name=path)
         ds = stat(diff)
-        fields.update(diff=diff, added=ds.added, removed=ds.removed)
+        after = applied.snapshot
+        new_total = total_lines(after)
+        fields.update(diff_fields(ctx, diff, new_total, include_diff=include_diff))
+        fields.update(added=ds.added, removed=ds.removed)
         change = f" (+{ds.added} / -{ds.removed})"
     else:
         change = " (recreated)" if now is None else ""
     message = f"Restored {path} to the version before {who}{change}. Call undo again to redo it."
     if applied.note:
         message += " " + applied.note
+    if fields.get("diff_omitted"):
+        message += " " + omitted_note(fields)
     return success(message, **fields, session=acting, via=applied.via, on_disk=applied.on_disk)

@@ -15,6 +15,9 @@ from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.text.encoding import BinaryContent
 from steadyhand.tools.mutation import commit, encode
 
+#: Diffs of restores are put in results only for texts up to this many characters.
+DIFF_MAX_CHARS = 200_000
+
 
 def require_history(ctx: ToolContext) -> HistoryStore:
     store = ctx.history

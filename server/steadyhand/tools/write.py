@@ -14,13 +14,16 @@ from steadyhand.tools.mutation import commit, open_target, preview
 from steadyhand.tools.records import (
     full_range,
     lines_from,
+    omitted_note,
     record_for,
     total_lines,
 )
 
 
 async def write(ctx: ToolContext, p: WriteParams) -> Result:
-    async with open_target(ctx, p.file_path, p.session, "write", dry_run=p.dry_run) as target:
+    async with open_target(
+        ctx, p.file_path, p.session, "write", dry_run=p.dry_run, include_diff=p.include_diff
+    ) as target:
         if not target.exists:
             return await create_file(target, p.content)
         path = target.path
@@ -53,8 +56,9 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             "lines_after": after_lines,
             "added": ds.added,
             "removed": ds.removed,
-            "diff": diff,
+            **target.diff_fields(diff, after_lines),
         }
+        note = " " + omitted_note(fields) if fields.get("diff_omitted") else ""
         if p.dry_run:
             same = " (it already holds exactly this content)" if content == snap.raw else ""
             findings = await preview(ctx, change)
@@ -62,7 +66,7 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             return success(
                 f"Dry run: writing would update {path}{same}: {before_lines} line(s) before, "
                 f"{after_lines} line(s) after (≈ +{ds.added} / -{ds.removed}); nothing was "
-                f"written.{warning}",
+                f"written.{warning}{note}",
                 **fields,
                 dry_run=True,
                 **dry_run_fields(findings),
@@ -88,6 +92,7 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             )
         if applied.note:
             message += " " + applied.note
+        message += note
         return success(
             message,
             **fields,

@@ -201,6 +201,9 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "XDG_DATA_HOME": str(home / ".local" / "share"),
         "XDG_CACHE_HOME": str(home / ".cache"),
         "STEADYHAND_E2E_DIR": str(out),
+        # the MCP agent of the ``mcp`` step: the official SDK's client, from this venv
+        "STEADYHAND_E2E_PYTHON": sys.executable,
+        "STEADYHAND_E2E_MCP_CLIENT": str(Path(__file__).with_name("mcp_client.py")),
     }
     for k in ("PYTHONPATH", "VIRTUAL_ENV"):
         cs_env.pop(k, None)
@@ -446,6 +449,30 @@ def test_status_counts_agent_edits(scenario: dict[str, Any]) -> None:
     assert not scenario["errors"], scenario["errors"]
 
 
+def test_an_agent_over_mcp_edits_the_open_buffer_and_never_saves_the_typing(
+    scenario: dict[str, Any],
+) -> None:
+    s = _step(scenario, "mcp")
+    connect = s["connect"]
+    assert connect["host"] == "command", connect
+    assert connect["launcher"].endswith("/bin/steadyhand"), connect
+    assert connect["text"].endswith(" mcp") and connect["launcher"] in connect["text"], connect
+    assert s["agent"]["error"] is None, s["agent"]
+    seen = s["seen"]
+    assert seen and "error" not in seen, (seen, s["agent"])
+    assert "Attached to " in seen["instructions"], seen
+    read, edit = seen["read"], seen["edit"]
+    assert read["ok"] and read["source"] == "buffer" and read["unsaved"] is True, read
+    assert "typed, not saved" in read["message"], read
+    assert edit["ok"] and edit["via"] == "workspaceEdit" and edit["on_disk"] is False, edit
+    after = s["after"]
+    assert after["buffer"] == "alpha\nBETA\ntyped, not saved\n", after
+    assert after["dirty"] is True and after["disk"] == "alpha\nbeta\n", after
+    # the activity view got both calls, marked as coming over MCP from the SDK's client
+    assert [e["command"] for e in s["events"]] == ["steadyhand.read", "steadyhand.edit"], s
+    assert all(e["client"] for e in s["events"]), s["events"]
+
+
 def test_crashed_server_is_restarted(scenario: dict[str, Any]) -> None:
     s = _step(scenario, "crashRestart")
     assert s["killed"], "the driver found no server process to kill"
@@ -482,3 +509,57 @@ def test_unusable_python_gives_one_notification_with_setting_button(
     assert "Restart Server" in command["message"], command
     assert s["commandMs"] < 5000, "a command call to a server that failed must fail at once"
     assert s["runningAgain"], "the server did not come back after the setting was fixed"
+
+
+def test_agent_change_opens_in_the_diff_editor_with_its_two_sides(
+    scenario: dict[str, Any],
+) -> None:
+    s = _step(scenario, "reviewChanges")
+    assert s["first"]["ok"] and s["second"]["ok"], (s["first"], s["second"])
+    assert len(s["ids"]) == 2, s["ids"]
+    assert s["shown"]["ok"] is True, s["shown"]
+    assert s["isDiff"], f"the active tab is not a diff editor: {s['tabLabel']}"
+    assert s["leftScheme"] == "steadyhand-change"
+    # the earlier change: the original text on the left, what it left on the right
+    assert s["left"] == s["original"], s["left"]
+    assert s["right"] == s["expectedAfter"], s["right"]
+    assert "review.py" in s["tabLabel"] and "edit" in s["tabLabel"], s["tabLabel"]
+
+
+def test_take_back_restores_the_buffer_keeping_the_later_change(
+    scenario: dict[str, Any],
+) -> None:
+    s = _step(scenario, "reviewChanges")
+    taken = s["takenBack"]
+    assert taken["ok"] is True and taken["type"] == "revert", taken
+    assert taken["via"] == "workspaceEdit", taken
+    expected = s["original"].replace("line_8 = 8", "eighth = 8")
+    assert s["afterTakeBack"] == expected, s["afterTakeBack"]
+    assert s["diskAfterTakeBack"] == expected, "the clean buffer was not saved after the take-back"
+    conflict = s["conflict"]
+    assert conflict["ok"] is False and conflict["error"] == "conflict", conflict
+    assert "line 4" in conflict["message"], conflict["message"]
+    assert s["conflictUnchanged"], "a refused take-back changed the buffer"
+
+
+def test_gutter_marks_follow_the_agents_lines(scenario: dict[str, Any]) -> None:
+    s = _step(scenario, "reviewChanges")
+    assert s["marksAfterEdits"] == [1, 7], s["marksAfterEdits"]
+    # the take-back puts line 2 back: not an agent's line any more
+    assert s["marksAfterTakeBack"] == [7], s["marksAfterTakeBack"]
+    # the user typed on line 8
+    assert s["marksAfterTyping"] == [], s["marksAfterTyping"]
+
+
+def test_take_back_anyway_is_offered_only_where_force_applies(scenario: dict[str, Any]) -> None:
+    s = _step(scenario, "reviewChanges")
+    stale = s["stale"]
+    assert stale["ok"] is False and stale["error"] == "stale" and stale["can_force"] is True, stale
+    assert s["keptTyping"], "a refused take-back changed the buffer"
+    assert s["staleToasts"] is not None and s["conflictToasts"] is not None, s
+    offered = [t for t in s["staleToasts"] if "Take back anyway" in t]
+    assert len(offered) == 1 and "force" in offered[0], s["staleToasts"]
+    # a conflict is shown with its message and no way to force it
+    shown = [t for t in s["conflictToasts"] if "cannot be taken back on its own" in t]
+    assert shown, s["conflictToasts"]
+    assert not any("Take back anyway" in t for t in s["conflictToasts"]), s["conflictToasts"]

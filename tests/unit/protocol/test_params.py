@@ -25,6 +25,8 @@ CLASSES = [
     P.UndoParams,
     P.CheckpointParams,
     P.RewindParams,
+    P.ChangesParams,
+    P.ChangeParams,
 ]
 
 _values = st.one_of(

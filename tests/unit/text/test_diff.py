@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from steadyhand.state.file_state import merge_ranges, ranges_through
 from steadyhand.text.diff import (
+    changed_ranges,
     changed_runs,
     splices_diff,
     stat,
@@ -320,3 +321,53 @@ def test_a_name_with_a_space_applies_with_patch_and_git(tmp_path: Path) -> None:
         )
         subprocess.run(argv, cwd="/", check=True)
         assert f.read_text() == "one\nTWO\n", tool
+
+
+def _new_lines_of(diff: str) -> tuple[set[int], set[int]]:
+    """The new text's lines a diff adds ("+" lines), and for each run that only removes
+    lines, the new line right after it (1-based), walked hunk by hunk."""
+    added: set[int] = set()
+    after_removal: set[int] = set()
+    shift = 0  # new line = old line + shift, before the current hunk
+    for first, body in _hunks(diff):
+        line = first + shift + 1  # the next new line
+        run_added = run_removed = 0
+        for k, (tag, _, _) in enumerate(body):
+            if tag == "+":
+                added.add(line)
+                line += 1
+                run_added += 1
+            elif tag == "-":
+                run_removed += 1
+            if tag == " " or k == len(body) - 1:
+                if run_removed and not run_added:
+                    after_removal.add(line)
+                shift += run_added - run_removed
+                run_added = run_removed = 0
+            if tag == " ":
+                line += 1
+    return added, after_removal
+
+
+_LINES = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "d\n", "x\n"]), max_size=40)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_LINES, _LINES)
+def test_changed_ranges_say_which_new_lines_changed(old: list[str], new: list[str]) -> None:
+    """The ranges a result carries in place of a long diff: the same from the diff just
+    built (its runs are known) and from any diff read line by line, and exactly the
+    diff's added lines, plus the line in the place of each run only removed."""
+    from steadyhand.text import diff as diff_module
+
+    old_text, new_text = "".join(old), "".join(new)
+    made = whole_diff(old_text, new_text, name="f")
+    known = changed_ranges(made, len(new))
+    diff_module._last_whole = None  # read it line by line
+    assert changed_ranges(made, len(new)) == known
+    inside = {i for a, b in known for i in range(a, b + 1)}
+    added, after_removal = _new_lines_of(made)
+    markers = {min(i, len(new)) for i in after_removal if new}
+    assert added <= inside
+    assert inside - added <= markers
+    assert all(a <= b for a, b in known) and known == sorted(known)

@@ -58,6 +58,14 @@ async function activate(context) {
     log(`screenshot ${name}: ${ok ? 'taken' : 'not taken'}`);
   };
 
+  // The notification toasts shown now, as the browser script reads them from the page.
+  const queryToasts = async (name) => {
+    const file = path.join(OUT, `query-${name}.json`);
+    fs.writeFileSync(path.join(OUT, `query-${name}.request`), '');
+    await waitFor(() => fs.existsSync(file), 20000, 200);
+    return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : null;
+  };
+
   const ws = vscode.workspace.workspaceFolders[0].uri.fsPath;
   const P = (...a) => path.join(ws, ...a);
   let api;
@@ -295,7 +303,134 @@ async function activate(context) {
     };
   });
 
+  // 8c. An agent over MCP: "Connect an agent over MCP" gives the command line; an MCP client
+  // (the official Python SDK's) runs it in the workspace, and the MCP server it starts
+  // attaches to this window's server. The file is open with unsaved typing: the agent reads
+  // the buffer, its edit lands in the buffer, the typing is never saved, and the activity
+  // view lists the calls as coming over MCP.
+  await step('mcp', async () => {
+    const connect = await withTimeout(Promise.resolve(vscode.commands.executeCommand('steadyhand.client.connectMcp', 'command')), 60000, 'connectMcp');
+    log(`mcp: launcher ${connect && connect.launcher}`);
+    const clipboard = await withTimeout(Promise.resolve(vscode.env.clipboard.readText()), 3000, 'clipboard').catch((err) => `error: ${err}`);
+    const f = P('mcp.txt');
+    fs.writeFileSync(f, 'alpha\nbeta\n');
+    const doc = await vscode.workspace.openTextDocument(f);
+    const ed = await vscode.window.showTextDocument(doc, { preview: false });
+    ed.selection = new vscode.Selection(2, 0, 2, 0);
+    await vscode.commands.executeCommand('type', { text: 'typed, not saved\n' });
+    await sleep(300);
+    const events = [];
+    const sub = api.onDidRunCommand((e) => { if (e.via === 'mcp') events.push(e); });
+    const out = path.join(OUT, 'mcp-agent.json');
+    const python = process.env.STEADYHAND_E2E_PYTHON;
+    const script = process.env.STEADYHAND_E2E_MCP_CLIENT;
+    log('mcp: agent starts');
+    const agent = await new Promise((resolve) => {
+      require('child_process').execFile(python, [script, connect.launcher, ws, out], { timeout: 120000 }, (err, stdout, stderr) => {
+        resolve({ error: err ? String(err) : null, stderr: String(stderr).slice(-2000) });
+      });
+    });
+    log(`mcp: agent done ${JSON.stringify(agent).slice(0, 300)}`);
+    await sleep(500);
+    sub.dispose();
+    const seen = fs.existsSync(out) ? JSON.parse(fs.readFileSync(out, 'utf8')) : null;
+    const after = { buffer: doc.getText(), dirty: doc.isDirty, disk: disk(f) };
+    await vscode.window.showTextDocument(doc, { preview: false });
+    await vscode.commands.executeCommand('workbench.action.files.revert');
+    return { connect, clipboard, agent, seen, after, events: events.map((e) => ({ command: e.command, client: e.client, ok: e.result.ok, path: e.result.path })) };
+  });
+
   // 9. A crashed server is restarted (and logged) and serves again.
+  // The "Agent changes" view's actions: a change opens in the diff editor with its two sides;
+  // "Take back" takes an earlier change out of the open buffer, keeping a later one; a change
+  // overlapped by a later one is refused. Gutter marks follow the agents' lines.
+  await step('reviewChanges', async () => {
+    const file = P('review.py');
+    const lines = Array.from({ length: 10 }, (_, i) => `line_${i + 1} = ${i + 1}\n`);
+    const original = lines.join('');
+    fs.writeFileSync(file, original);
+    const doc = await vscode.workspace.openTextDocument(file);
+    await vscode.window.showTextDocument(doc, { preview: false });
+    await vscode.commands.executeCommand('steadyhand.client.showActivity');
+    const call = (command, params) => api.command(command, params);
+    await call('steadyhand.read', { file_path: file });
+    const first = await call('steadyhand.edit', { file_path: file, old_string: 'line_2 = 2', new_string: 'second = 2' });
+    const second = await call('steadyhand.edit', { file_path: file, old_string: 'line_8 = 8', new_string: 'eighth = 8' });
+    await sleep(300);
+    const marksAfterEdits = api.agentChangedLines(doc.uri);
+    const listed = await call('steadyhand.changes', { path: file });
+    const ids = (listed.changes || []).map((c) => c.id);
+    const [laterId, earlierId] = ids;
+
+    // Show the earlier change: the diff editor's two sides.
+    const shown = await vscode.commands.executeCommand('steadyhand.client.showChange', earlierId);
+    await sleep(800);
+    const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+    const input = tab && tab.input;
+    const isDiff = input instanceof vscode.TabInputTextDiff;
+    let left = null;
+    let right = null;
+    let leftScheme = null;
+    if (isDiff) {
+      leftScheme = input.original.scheme;
+      left = (await vscode.workspace.openTextDocument(input.original)).getText();
+      right = (await vscode.workspace.openTextDocument(input.modified)).getText();
+    }
+    const tabLabel = tab ? tab.label : null;
+    await screenshot('change-diff');
+
+    // Take it back: the buffer loses the earlier change and keeps the later one.
+    await vscode.window.showTextDocument(doc, { preview: false });
+    const takenBack = await vscode.commands.executeCommand('steadyhand.client.takeBackChange', earlierId);
+    await sleep(500);
+    const afterTakeBack = doc.getText();
+    const diskAfterTakeBack = await waitFor(() => disk(file) === afterTakeBack && disk(file), 5000);
+    const marksAfterTakeBack = api.agentChangedLines(doc.uri);
+
+    // The user types on the line the later change wrote: its mark goes.
+    const editor = await vscode.window.showTextDocument(doc, { preview: false });
+    editor.selection = new vscode.Selection(7, 0, 7, 0);
+    await vscode.commands.executeCommand('type', { text: '# ' });
+    await sleep(300);
+    const marksAfterTyping = api.agentChangedLines(doc.uri);
+    await doc.save();
+
+    // Two changes on the same lines: the earlier one cannot be taken back alone.
+    await call('steadyhand.read', { file_path: file });
+    await call('steadyhand.edit', { file_path: file, old_string: 'line_4 = 4', new_string: 'four = 4' });
+    await call('steadyhand.edit', { file_path: file, old_string: 'four = 4', new_string: 'FOUR = 4' });
+    const again = await call('steadyhand.changes', { path: file, limit: 2 });
+    const overlapped = again.changes[1].id;
+    const beforeConflict = doc.getText();
+    const conflict = await vscode.commands.executeCommand('steadyhand.client.takeBackChange', overlapped);
+    await sleep(300);
+    const conflictUnchanged = doc.getText() === beforeConflict;
+    await screenshot('changes-view');
+    const conflictToasts = await queryToasts('conflict');
+    await vscode.commands.executeCommand('notifications.clearAll').then(undefined, () => undefined);
+
+    // The latest change, after the user typed (unsaved): refused, with "Take back anyway".
+    await call('steadyhand.read', { file_path: file });
+    await call('steadyhand.edit', { file_path: file, old_string: 'line_9 = 9', new_string: 'ninth = 9' });
+    const latest = (await call('steadyhand.changes', { path: file, limit: 1 })).changes[0].id;
+    const typing = await vscode.window.showTextDocument(doc, { preview: false });
+    typing.selection = new vscode.Selection(0, 0, 0, 0);
+    await vscode.commands.executeCommand('type', { text: '# typed\n' });
+    await sleep(300);
+    const stale = await vscode.commands.executeCommand('steadyhand.client.takeBackChange', latest);
+    const staleToasts = await queryToasts('stale');
+    const keptTyping = doc.getText().startsWith('# typed\n') && doc.getText().includes('ninth = 9');
+    await vscode.commands.executeCommand('notifications.clearAll').then(undefined, () => undefined);
+    await vscode.commands.executeCommand('workbench.action.files.revert').then(undefined, () => undefined);
+    return {
+      conflictToasts, stale, staleToasts, keptTyping,
+      first, second, marksAfterEdits, ids, shown, isDiff, leftScheme, left, right, tabLabel,
+      original, expectedAfter: original.replace('line_2 = 2', 'second = 2'),
+      takenBack, afterTakeBack, diskAfterTakeBack, marksAfterTakeBack, marksAfterTyping,
+      conflict, conflictUnchanged, laterId,
+    };
+  });
+
   await step('crashRestart', async () => {
     const serverPids = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
       try {

@@ -1,0 +1,574 @@
+"""``steadyhand mcp``: an MCP server on stdio, standalone or attached to an editor.
+
+Standalone, tool calls run in this process with a context of its own: files come from and
+go to the disk, through the same guards and history as the language server. Attached
+(``--attach auto`` found, or ``require``), each ``tools/call`` is sent to the running
+``steadyhand serve`` whose roots hold this server's root, which runs it with the editor's
+buffers (``attach.py``, ``rendezvous.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import secrets
+import signal
+import stat
+import sys
+import threading
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+from urllib.parse import unquote, urlparse
+
+from steadyhand import __version__
+from steadyhand.allocator import IdleTrim
+from steadyhand.config import Settings
+from steadyhand.context import ToolContext
+from steadyhand.mcp import protocol as rpc
+from steadyhand.mcp import tools
+from steadyhand.mcp.attach import Attachment, attach
+from steadyhand.wire import loads
+
+log = logging.getLogger("steadyhand")
+
+#: Handshake revisions answered; the client's when it is one of these, else the newest.
+PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+LATEST = PROTOCOL_VERSIONS[-1]
+
+#: How long a tool call waits for the client's answer to ``roots/list``.
+ROOTS_WAIT_S = 10.0
+
+AttachMode = Literal["auto", "require", "never"]
+
+_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+_PY_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "notice": logging.INFO + 5,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "critical": logging.CRITICAL,
+    "alert": logging.CRITICAL + 5,
+    "emergency": logging.CRITICAL + 9,
+}
+
+
+@dataclass
+class Options:
+    roots: list[str] = field(default_factory=list)
+    settings: Settings = field(default_factory=Settings)
+    attach: AttachMode = "auto"
+    cwd: str = field(default_factory=os.getcwd)
+
+
+class ConfigError(ValueError):
+    pass
+
+
+def load_config(path: str) -> Settings:
+    """Settings from a JSON file with the language server's setting keys."""
+    try:
+        with open(os.path.expanduser(path), "rb") as fh:
+            raw = json.loads(fh.read())
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except ValueError as exc:
+        raise ConfigError(f"{path} is not valid JSON: {exc}") from exc
+    if isinstance(raw, dict) and isinstance(raw.get("steadyhand"), dict):
+        raw = raw["steadyhand"]
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path} must hold one JSON object of settings (as in docs/mcp.md)")
+    return Settings().updated(raw)
+
+
+def file_uri_path(uri: Any) -> str | None:
+    if not isinstance(uri, str):
+        return None
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    path = unquote(parsed.path)
+    return path if os.path.isabs(path) else None
+
+
+class Local:
+    """The standalone context: the disk through guards and history."""
+
+    def __init__(self, settings: Settings, roots: list[str]) -> None:
+        from steadyhand.apply.disk import DiskWorld
+        from steadyhand.apply.guarded import GuardedWorld
+        from steadyhand.apply.history import HistoryWorld
+        from steadyhand.fs.atomic import start_journal
+        from steadyhand.fs.syscalls import from_environment
+        from steadyhand.paths.resolve import Roots
+        from steadyhand.protocol.results import success
+        from steadyhand.state.content_store import ContentStore
+        from steadyhand.state.file_state import SessionRegistry
+
+        start_journal()
+        syscalls = from_environment()
+        self.ctx = ToolContext(
+            settings=settings,
+            roots=Roots((), settings.allowed_paths, settings.deny_globs),
+            sessions=SessionRegistry(settings.max_tracked_files),
+            store=ContentStore(settings.content_store_bytes, settings.content_store_max_file_bytes),
+            syscalls=syscalls,
+            world=DiskWorld(syscalls, fsync=settings.fsync),
+            status=lambda: success("pong", version=__version__),
+        )
+        self.ctx.world = GuardedWorld(HistoryWorld(self.ctx.world, self.ctx), self.ctx)
+        self.set_roots(roots)
+
+    def set_roots(self, roots: list[str]) -> None:
+        from steadyhand.apply.history import configure
+        from steadyhand.paths.resolve import Roots
+
+        s = self.ctx.settings
+        self.ctx.roots = Roots.of(roots, s.allowed_paths, s.deny_globs, s.allow_hard_links)
+        configure(self.ctx, list(self.ctx.roots.workspace))
+        log.info("roots: %s", ", ".join(self.ctx.roots.workspace))
+
+
+class ClientLog(logging.Handler):
+    """Log records at or above the client's level, sent as ``notifications/message``."""
+
+    def __init__(self, server: McpServer) -> None:
+        super().__init__(logging.WARNING)
+        self.server = server
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.server.initialized:
+            return
+        level = next(
+            (name for name in reversed(_LEVELS) if record.levelno >= _PY_LEVELS[name]), "debug"
+        )
+        with contextlib.suppress(Exception):
+            self.server.send(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/message",
+                    "params": {"level": level, "logger": record.name, "data": record.getMessage()},
+                }
+            )
+
+
+class McpServer:
+    def __init__(self, options: Options, write: rpc.FdWriter) -> None:
+        self.options = options
+        self.out = write
+        self.session = f"mcp-{secrets.token_hex(3)}"
+        self.protocol = LATEST
+        self.client_name = ""
+        self.client_caps: dict[str, Any] = {}
+        self.initialized = False
+        self.local: Local | None = None
+        self.attached: Attachment | None = None
+        #: A note for the next result (the editor's server went away).
+        self.note = ""
+        self.tasks: dict[Any, asyncio.Task[Any]] = {}
+        self._outgoing: dict[Any, asyncio.Future[Any]] = {}
+        self._next_out = 0
+        self._roots: list[str] = list(options.roots)
+        self._roots_wait: asyncio.Future[None] | None = None
+        self.done: asyncio.Future[None] | None = None
+        self.log_handler = ClientLog(self)
+
+    # -- output -------------------------------------------------------------------------
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.out.write(rpc.encode(message))
+
+    def answer(self, msg_id: Any, result: Any) -> None:
+        self.send(rpc.result_message(msg_id, result))
+
+    def fail(self, msg_id: Any, code: int, message: str, data: Any = None) -> None:
+        self.send(rpc.error_message(msg_id, code, message, data))
+
+    def _forwarded(self, line: bytes) -> None:
+        self.out.write_line(line)
+
+    # -- start --------------------------------------------------------------------------
+
+    def where(self) -> str:
+        """The folder an editor's server must hold to be attached to."""
+        return self._roots[0] if self._roots else self.options.cwd
+
+    async def start(self) -> str | None:
+        """Attach if asked and possible; an error message when ``require`` finds none."""
+        if self.options.attach == "never":
+            return None
+        self.attached = await attach(
+            self.where(), self.session, "", self._forwarded, self._lost_server
+        )
+        if self.attached is None and self.options.attach == "require":
+            return (
+                f"no running Steadyhand language server holds {self.where()} "
+                "(--attach require). Open the folder in an editor with Steadyhand, or "
+                "use --attach auto."
+            )
+        return None
+
+    def instructions(self) -> str:
+        base = (
+            "Steadyhand's file tools. Read a file with read_file before you change it; "
+            "edit_file replaces text that occurs exactly once; after a stale refusal that "
+            "shows a diff, your view is refreshed, so retry from that diff without reading "
+            "again. "
+        )
+        if self.attached is not None:
+            d = self.attached.descriptor
+            editor = d.editor or "the editor"
+            return base + (
+                f"Attached to {editor}'s Steadyhand server (pid {d.pid}) for "
+                f"{', '.join(d.roots)}: files open in the editor are read from its buffers, "
+                "unsaved typing included, and edits to them land there as one undo step."
+            )
+        roots = (
+            ", ".join(self._roots) if self._roots else "the client's roots or the current folder"
+        )
+        return base + f"Standalone, on disk, in {roots}."
+
+    # -- input --------------------------------------------------------------------------
+
+    def on_line(self, line: bytes) -> None:
+        try:
+            msg = loads(line)
+        except (ValueError, RecursionError):
+            self.fail(None, rpc.PARSE_ERROR, "Parse error: the line is not valid JSON.")
+            return
+        problem = rpc.shape_problem(msg)
+        if problem is not None:
+            if not (isinstance(msg, dict) and "method" in msg and "id" not in msg):
+                self.fail(None, rpc.INVALID_REQUEST, f"Invalid Request: {problem}")
+            return
+        method = msg.get("method")
+        if method is None:
+            self._response(msg)
+            return
+        if "id" not in msg:
+            self._notification(method, msg.get("params"), line)
+            return
+        if method == "tools/call":
+            self._call(msg, line)
+            return
+        handler = self._requests.get(method)
+        if handler is None:
+            self.fail(msg["id"], rpc.METHOD_NOT_FOUND, f"Method not found: {method}")
+            return
+        try:
+            result = handler(self, msg.get("params") or {})
+        except _Invalid as exc:
+            self.fail(msg["id"], rpc.INVALID_PARAMS, str(exc))
+            return
+        except _NotFound as exc:
+            self.fail(msg["id"], rpc.METHOD_NOT_FOUND, str(exc))
+            return
+        self.answer(msg["id"], result)
+
+    def on_close(self, exc: Exception | None) -> None:
+        if self.done is not None and not self.done.done():
+            self.done.set_result(None)
+
+    def _response(self, msg: dict[str, Any]) -> None:
+        future = self._outgoing.pop(msg.get("id"), None)
+        if future is None or future.done():
+            return
+        if "error" in msg:
+            future.set_exception(RuntimeError(str(msg["error"])))
+        else:
+            future.set_result(msg.get("result"))
+
+    def _notification(self, method: str, params: Any, line: bytes) -> None:
+        if method == "notifications/initialized":
+            self.initialized = True
+            self._fetch_roots()
+        elif method == "notifications/cancelled" and isinstance(params, dict):
+            request_id = params.get("requestId")
+            task = self.tasks.pop(request_id, None)
+            if task is not None:
+                task.cancel()
+            elif self.attached is not None:
+                self.attached.cancel(line, request_id)
+        elif method == "notifications/roots/list_changed":
+            self._fetch_roots()
+
+    # -- requests -----------------------------------------------------------------------
+
+    def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(params, dict):
+            raise _Invalid("initialize needs its params object.")
+        asked = params.get("protocolVersion")
+        self.protocol = asked if asked in PROTOCOL_VERSIONS else LATEST
+        caps = params.get("capabilities")
+        self.client_caps = caps if isinstance(caps, dict) else {}
+        info = params.get("clientInfo")
+        name = info.get("name") if isinstance(info, dict) else None
+        self.client_name = name if isinstance(name, str) else ""
+        if self.attached is not None and self.client_name:
+            asyncio.get_running_loop().create_task(
+                self.attached.hello(self.session, self.client_name)
+            )
+        return {
+            "protocolVersion": self.protocol,
+            "capabilities": {"tools": {"listChanged": False}, "logging": {}},
+            "serverInfo": {"name": "steadyhand", "title": "Steadyhand", "version": __version__},
+            "instructions": self.instructions(),
+        }
+
+    def _ping(self, params: Any) -> dict[str, Any]:
+        return {}
+
+    def _list(self, params: Any) -> dict[str, Any]:
+        return {"tools": tools.listed(self.protocol)}
+
+    def _set_level(self, params: Any) -> dict[str, Any]:
+        level = params.get("level") if isinstance(params, dict) else None
+        if level not in _PY_LEVELS:
+            raise _Invalid(f"`level` must be one of {', '.join(_LEVELS)}.")
+        self.log_handler.setLevel(_PY_LEVELS[level])
+        logger = logging.getLogger("steadyhand")
+        if logger.getEffectiveLevel() > _PY_LEVELS[level]:
+            logger.setLevel(_PY_LEVELS[level])
+        return {}
+
+    def _discover(self, params: Any) -> dict[str, Any]:
+        # The stateless revision (2026-07-28) is not spoken yet: an auto-negotiating
+        # client falls back to ``initialize`` on this error.
+        raise _NotFound("server/discover is not supported; use initialize.")
+
+    _requests: ClassVar[dict[str, Any]] = {
+        "initialize": _initialize,
+        "ping": _ping,
+        "tools/list": _list,
+        "logging/setLevel": _set_level,
+        "server/discover": _discover,
+    }
+
+    # -- roots --------------------------------------------------------------------------
+
+    def _fetch_roots(self) -> None:
+        if self.options.roots or "roots" not in self.client_caps:
+            return
+        loop = asyncio.get_running_loop()
+        self._next_out += 1
+        msg_id = f"steadyhand-roots-{self._next_out}"
+        future: asyncio.Future[Any] = loop.create_future()
+        self._outgoing[msg_id] = future
+        waiting: asyncio.Future[None] = loop.create_future()
+        self._roots_wait = waiting
+        self.send({"jsonrpc": "2.0", "id": msg_id, "method": "roots/list"})
+
+        def got(f: asyncio.Future[Any]) -> None:
+            try:
+                listed = f.result()
+            except Exception as exc:
+                log.warning("the client did not list its roots: %s", exc)
+                listed = None
+            roots = listed.get("roots") if isinstance(listed, dict) else None
+            paths = [
+                p
+                for p in (file_uri_path(r.get("uri")) for r in roots or [] if isinstance(r, dict))
+                if p is not None
+            ]
+            self._roots = paths
+            if self.local is not None:
+                self.local.set_roots(paths or [self.options.cwd])
+            if not waiting.done():
+                waiting.set_result(None)
+
+        future.add_done_callback(got)
+
+    def _local(self) -> Local:
+        if self.local is None:
+            self.local = Local(self.options.settings, self._roots or [self.options.cwd])
+        return self.local
+
+    # -- tool calls ---------------------------------------------------------------------
+
+    def _call(self, msg: dict[str, Any], line: bytes) -> None:
+        if self.attached is not None and not self.attached.lost:
+            self.attached.forward(msg, line)
+            return
+        msg_id = msg["id"]
+        if self.options.attach == "require":
+            task = asyncio.get_running_loop().create_task(self._reattach_and_call(msg, line))
+            self.tasks[msg_id] = task
+            return
+        self._run_local(msg, self._take_note())
+
+    def _run_local(self, msg: dict[str, Any], note: str = "") -> None:
+        msg_id = msg["id"]
+
+        def done(answer: Any, exc: BaseException | None) -> None:
+            self.tasks.pop(msg_id, None)
+            if isinstance(exc, asyncio.CancelledError):
+                return
+            if isinstance(exc, tools.UnknownTool):
+                self.fail(msg_id, rpc.INVALID_PARAMS, str(exc))
+                return
+            if exc is not None:
+                log.error("tool call failed", exc_info=exc)
+                self.fail(msg_id, rpc.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")
+                return
+            if note:
+                answer = tools.with_note(answer, note)
+            self.answer(msg_id, answer)
+
+        task = rpc.start(self._local_call(msg.get("params")), done)
+        if task is not None:
+            self.tasks[msg_id] = task
+
+    async def _local_call(self, params: Any) -> dict[str, Any]:
+        waiting = self._roots_wait
+        if waiting is not None and not waiting.done():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(waiting), ROOTS_WAIT_S)
+        return await tools.call_tool(self._local().ctx, params, self.session)
+
+    async def _reattach_and_call(self, msg: dict[str, Any], line: bytes) -> None:
+        """``--attach require`` after the editor's server went away: attach to one that
+        holds the root now, else answer a tool error."""
+        self.tasks.pop(msg["id"], None)
+        conn = await attach(
+            self.where(), self.session, self.client_name, self._forwarded, self._lost_server
+        )
+        if conn is not None:
+            self.attached = conn
+            conn.forward(msg, line)
+            return
+        text = (
+            f"The editor's Steadyhand server is gone and no other holds {self.where()}, "
+            "so nothing was done (this MCP server runs with --attach require). Ask the "
+            "user to open the folder in their editor again, then retry."
+        )
+        result = {"ok": False, "error": tools.NOT_ATTACHED, "message": text}
+        self.answer(
+            msg["id"],
+            {
+                "content": [{"type": "text", "text": text}],
+                "structuredContent": result,
+                "isError": True,
+            },
+        )
+
+    def _lost_server(self, pending: dict[Any, dict[str, Any]]) -> None:
+        conn = self.attached
+        if conn is None or not conn.lost:
+            return
+        editor = conn.descriptor.editor or "the editor"
+        if self.options.attach == "require":
+            for msg in pending.values():
+                self._lost_answer(msg, editor)
+            return
+        self.note = (
+            f"(Note: {editor}'s Steadyhand server went away, so this server now works on "
+            "its own, on disk: files open in the editor no longer see these changes until "
+            "it reloads them, and what you read before must be read again before you edit.)"
+        )
+        for msg in pending.values():
+            tool = tools.TOOLS.get(str((msg.get("params") or {}).get("name")))
+            if tool is not None and tool.hints[0]:  # read-only: run it here instead
+                self._run_local(msg, self._take_note())
+            else:
+                self._lost_answer(msg, editor)
+
+    def _lost_answer(self, msg: dict[str, Any], editor: str) -> None:
+        text = (
+            f"{editor}'s Steadyhand server went away during this call, so whether it was "
+            "applied is unknown. Read the file again before any further change."
+        )
+        if self.options.attach != "require":
+            text = f"{self._take_note()}\n\n{text}"
+        result = {"ok": False, "error": tools.NOT_ATTACHED, "message": text}
+        self.answer(
+            msg["id"],
+            {
+                "content": [{"type": "text", "text": text}],
+                "structuredContent": result,
+                "isError": True,
+            },
+        )
+
+    def _take_note(self) -> str:
+        note, self.note = self.note, ""
+        return note
+
+
+class _Invalid(ValueError):
+    pass
+
+
+class _NotFound(ValueError):
+    pass
+
+
+def _is_pipe_or_socket(fd: int) -> bool:
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
+async def _serve(options: Options) -> int:
+    from steadyhand.transport import widen_pipes
+
+    loop = asyncio.get_running_loop()
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    widen_pipes(stdin, stdout)
+    server = McpServer(options, rpc.FdWriter(stdout.fileno()))
+    logging.getLogger("steadyhand").addHandler(server.log_handler)
+    problem = await server.start()
+    if problem is not None:
+        print(f"steadyhand mcp: {problem}", file=sys.stderr)
+        return 1
+    server.done = loop.create_future()
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, server.on_close, None)
+    idle = IdleTrim()  # free heap goes back to the system while the agent thinks
+    idle.start(loop)
+
+    def on_line(line: bytes) -> None:
+        idle.message()
+        server.on_line(line)
+
+    framer = rpc.LineFramer(on_line, server.on_close)
+    transport: asyncio.BaseTransport | None = None
+    # Windows: a host's pipes are not overlapped, so the proactor cannot read them
+    if sys.platform != "win32" and _is_pipe_or_socket(stdin.fileno()):
+        transport, _ = await loop.connect_read_pipe(lambda: framer, stdin)
+    else:  # a regular file, or Windows: read it in a thread, line by line
+
+        def pump() -> None:
+            for raw in stdin:
+                loop.call_soon_threadsafe(framer.data_received, raw)
+            loop.call_soon_threadsafe(framer.connection_lost, None)
+
+        threading.Thread(target=pump, daemon=True).start()
+    try:
+        await server.done
+        # let calls already running finish (a change is never left half-done)
+        running = list(server.tasks.values())
+        if running:
+            await asyncio.wait(running, timeout=5)
+    finally:
+        idle.stop()
+        rpc.close_quietly(transport)
+        if server.attached is not None:
+            server.attached.close()
+        if server.local is not None and server.local.ctx.history is not None:
+            server.local.ctx.history.flush()
+    return 0
+
+
+def serve(options: Options) -> int:
+    try:
+        return asyncio.run(_serve(options))
+    except KeyboardInterrupt:
+        return 0
