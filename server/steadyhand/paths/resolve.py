@@ -255,7 +255,9 @@ def _locate(absolute: str) -> tuple[str, os.stat_result | None, OSError | None]:
     try:
         real = os.path.realpath(absolute, strict=False)
     except (OSError, ValueError) as exc:
-        return absolute, None, exc if isinstance(exc, OSError) else OSError(errno.EINVAL, str(exc))
+        # a link on the way went (or changed) while it was being followed
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return absolute, None, OSError(errno.EINVAL, why)
     try:
         return real, os.lstat(real), None
     except FileNotFoundError:
@@ -280,7 +282,11 @@ def _unusable(file_path: str, exc: OSError) -> ToolError:
     if exc.errno == errno.ENAMETOOLONG:
         return _invalid(f"A name in {file_path!r} is too long. Use shorter names.")
     if exc.errno == errno.EINVAL:
-        return _invalid(f"{file_path!r} cannot be resolved ({exc.strerror or exc}).")
+        return _invalid(
+            f"{file_path!r} cannot be resolved ({exc.strerror or exc}): a link on the way "
+            "changed while it was followed. Retry; if it persists, pass the path of the file "
+            "the link should lead to."
+        )
     return ToolError(ErrorCode.IO_ERROR, f"Cannot inspect {file_path!r}: {exc.strerror}.")
 
 
