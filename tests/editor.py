@@ -48,6 +48,12 @@ class EditorState:
     #: Each buffer's version right after the last agent edit was applied to it.
     edited_version: dict[str, int] = field(default_factory=dict)
     notifications: list[tuple[str, Any]] = field(default_factory=list)
+    #: When set, ``workspace/applyEdit`` is answered with what it returns, as a client
+    #: that answers in a shape LSP does not allow, and nothing is applied.
+    apply_answer: Callable[[], Any] | None = None
+    #: When set, ``steadyhand/saveDocuments`` is answered with what it returns, after the
+    #: buffers are saved as usual.
+    save_answer: Callable[[], Any] | None = None
 
 
 def editor_capabilities(
@@ -92,8 +98,10 @@ def _apply_text_edits(text: str, edits: list[Any], encoding: str) -> str:
 
 def install(client: LanguageClient, state: EditorState) -> None:
     @client.feature(types.WORKSPACE_APPLY_EDIT)
-    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+    def apply_edit(params: types.ApplyWorkspaceEditParams) -> Any:
         state.applied.append(params)
+        if state.apply_answer is not None:
+            return state.apply_answer()
         if state.during_edit is not None:
             state.during_edit()
         edit = params.edit
@@ -184,6 +192,8 @@ def install(client: LanguageClient, state: EditorState) -> None:
             client.text_document_did_save(
                 types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
             )
+        if state.save_answer is not None:
+            return state.save_answer()
         return {"saved": saved, "results": [*({"uri": u, "saved": True} for u in saved), *refused]}
 
     @client.feature("steadyhand/fileChanged")

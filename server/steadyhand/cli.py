@@ -73,13 +73,13 @@ def main(argv: list[str] | None = None) -> int:
         gc.freeze()
         try:
             from steadyhand.server import create_server
-            from steadyhand.transport import serve_stdio
+            from steadyhand.transport import serve_stdio, serve_tcp
 
             ls = create_server()
         finally:
             gc.freeze()
         if args.tcp:
-            ls.start_tcp(args.host, args.port)
+            serve_tcp(ls, args.host, args.port)
         else:
             serve_stdio(ls)
         return 0

@@ -57,6 +57,8 @@ class Settings:
     max_line_chars: int = 2000
     #: Files tracked per session (LRU).
     max_tracked_files: int = 10_000
+    #: Sessions kept (the least recently used beyond it are dropped, never "default").
+    max_sessions: int = 256
     #: Bytes of file content kept for stale-diffs, shared by all sessions (LRU).
     content_store_bytes: int = 64 * 1024 * 1024
     #: Files larger than this are never kept in the content store.
@@ -79,7 +81,7 @@ class Settings:
     history: bool = True
     #: Folder of the history store; "" = the user's state dir ($XDG_STATE_HOME/steadyhand).
     history_dir: str = ""
-    #: Disk budget of one workspace's history (least recently used versions go first).
+    #: Disk budget of one folder's history store (least recently used versions go first).
     history_max_bytes: int = 256 * 1024 * 1024
     #: Versions of files larger than this are not kept.
     history_max_file_bytes: int = 16 * 1024 * 1024

@@ -18,7 +18,7 @@ from steadyhand.state.file_state import SessionRegistry
 from steadyhand.state.locks import PathLocks
 
 if TYPE_CHECKING:
-    from steadyhand.history.store import HistoryStore
+    from steadyhand.history.stores import History
 
 
 class WorldLayer:
@@ -43,7 +43,7 @@ class ToolContext:
     world: World
     locks: PathLocks = field(default_factory=PathLocks)
     #: Where replaced versions are kept (None: history is off).
-    history: HistoryStore | None = None
+    history: History | None = None
     #: Called after a command succeeded (the server starts watching the roots then).
     on_success: Callable[[], None] | None = None
     #: The health check's answer (``ping``): the server fills in what it knows.

@@ -124,6 +124,13 @@ def unknown_command(name: str, known: list[str]) -> JsonRpcInvalidParams:
 class SteadyhandProtocol(ForgetfulProtocol):
     _simple_commands: dict[int, bool]
 
+    def get_result_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
+        """No type for the answers to the server's own requests: they arrive as plain JSON
+        and are read strictly where they are used (:mod:`steadyhand.protocol.answers`).
+        Structured by pygls, ``{"applied": "no"}`` read as applied, and an answer that did
+        not fit its type was dropped, leaving the request waiting for good."""
+        return None
+
     def _is_direct(self, handler: Callable[..., Any]) -> bool:
         """Whether ``handler`` can run on the direct lane: an async ``(ls, *args)``."""
         cache: dict[int, bool] = self.__dict__.setdefault("_direct_commands", {})

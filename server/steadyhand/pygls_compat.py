@@ -31,6 +31,7 @@ _PROTOCOL_MEMBERS = (
     "_shutdown",
     "_ctx_msg_id",
     "_request_futures",
+    "_result_types",
     "_run_generator",
     "_execute_handler",
     "_send_handler_result",
@@ -71,6 +72,17 @@ def track_request(protocol: JsonRPCProtocol, msg_id: Any, task: asyncio.Task[Any
 def forget_request(protocol: JsonRPCProtocol, msg_id: Any) -> None:
     """Drop ``msg_id`` from the requests pygls can cancel (it was answered)."""
     protocol._request_futures.pop(msg_id, None)
+
+
+def fail_request(protocol: JsonRPCProtocol, msg_id: Any, error: BaseException) -> bool:
+    """Fail the server's own request ``msg_id`` with ``error`` (its answer could not be
+    read): whoever awaits it learns at once instead of never. False if none is pending."""
+    protocol._result_types.pop(msg_id, None)
+    future = protocol._request_futures.pop(msg_id, None)
+    if future is None or future.done():
+        return False
+    future.set_exception(error)
+    return True
 
 
 def answer_with_pygls(protocol: JsonRPCProtocol, outcome: asyncio.Future[Any], msg_id: Any) -> None:

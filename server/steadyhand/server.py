@@ -60,7 +60,7 @@ class SteadyhandServer(LanguageServer):
         self.ctx = ToolContext(
             settings=settings,
             roots=Roots((), settings.allowed_paths, settings.deny_globs),
-            sessions=SessionRegistry(settings.max_tracked_files),
+            sessions=SessionRegistry(settings.max_tracked_files, settings.max_sessions),
             store=ContentStore(settings.content_store_bytes, settings.content_store_max_file_bytes),
             syscalls=syscalls,
             world=self.editor,
@@ -139,8 +139,9 @@ class SteadyhandServer(LanguageServer):
         )
         ctx.store.resize(settings.content_store_bytes, settings.content_store_max_file_bytes)
         ctx.sessions.max_files = settings.max_tracked_files
+        ctx.sessions.max_sessions = settings.max_sessions
         self.editor.settings = settings
-        configure_history(ctx, self.workspace_paths())
+        configure_history(ctx, list(ctx.roots.workspace + ctx.roots.allowed))
         if self.watcher is not None:
             self.watcher.enabled = settings.watch
         self.rendezvous.update()

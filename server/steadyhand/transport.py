@@ -12,15 +12,19 @@ import signal
 import stat
 import sys
 import threading
+from collections.abc import Awaitable, Callable
 from typing import Any, BinaryIO
 
+from lsprotocol.types import EXIT
 from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import JsonRPCProtocol
 
 from steadyhand.allocator import IdleTrim
-from steadyhand.pygls_compat import send_message, set_stop_event
+from steadyhand.framing import FrameError, FrameParser
+from steadyhand.protocol.answers import MalformedAnswer
+from steadyhand.pygls_compat import fail_request, is_shut_down, send_message, set_stop_event
 from steadyhand.wire import loads
 
 log = logging.getLogger(__name__)
@@ -75,6 +79,21 @@ def handle_body(protocol: JsonRPCProtocol, body: bytes) -> None:
         notification = isinstance(data, dict) and "method" in data and "id" not in data
         if not notification:  # notifications are never answered
             _reply_error(protocol, msg_id, -32600, f"Invalid Request: {problem}")
+        if msg_id is not None and isinstance(data, dict) and "method" not in data:
+            # the client's answer to a request of ours, in a shape that cannot be read
+            fail_request(protocol, msg_id, MalformedAnswer(f"the answer is malformed: {problem}"))
+        return
+    if "method" in data and data["method"] != EXIT and is_shut_down(protocol):
+        # After `shutdown` only `exit` is taken: a request fails at once (LSP says
+        # InvalidRequest), a notification is dropped.
+        if "id" in data:
+            _reply_error(
+                protocol,
+                msg_id,
+                -32600,
+                "Invalid Request: the server is shutting down (`shutdown` was received), "
+                "so it takes no more requests; send `exit`.",
+            )
         return
     fast = getattr(protocol, "execute_fast", None)
     if fast is not None and fast(data):
@@ -88,12 +107,31 @@ def handle_body(protocol: JsonRPCProtocol, body: bytes) -> None:
             _reply_error(
                 protocol, msg_id, code, f"{type(exc).__name__}: the request was not handled."
             )
+        elif msg_id is not None:
+            # An answer to a request of ours that pygls cannot take (an error object of
+            # the wrong shape, no result): the request fails now rather than never.
+            fail_request(protocol, msg_id, MalformedAnswer(f"the answer is malformed ({exc})"))
+
+
+def frame_error(protocol: JsonRPCProtocol, error: FrameError) -> None:
+    """Answer a frame that could not be read: a Parse error with a null id (its id cannot
+    be known), and a log line."""
+    log.warning("unreadable frame from the client (%s); skipped to the next", error.reason)
+    _reply_error(
+        protocol,
+        None,
+        -32700,
+        f"Parse error: unreadable frame ({error.reason}); it was skipped, and reading "
+        "goes on at the next `Content-Length` header.",
+    )
 
 
 class MessageFramer(asyncio.Protocol):
-    """``Content-Length`` framing, any header order or case, straight from the pipe: each
-    complete message is handled in the same turn of the event loop that read it (a stream
-    reader would wake a waiting task first, one more turn per message)."""
+    """``Content-Length`` framing (:class:`steadyhand.framing.FrameParser`) straight from
+    the pipe or socket: each complete message is handled in the same turn of the event
+    loop that read it (a stream reader would wake a waiting task first, one more turn per
+    message). A frame whose header cannot be read is answered with a Parse error (null
+    id), logged, and the stream picks up at the next frame."""
 
     def __init__(
         self,
@@ -106,57 +144,34 @@ class MessageFramer(asyncio.Protocol):
         self._stop = stop
         self._done = done
         self._idle = idle
-        self._rest = bytearray()  # bytes received but not yet handled
-        self._length: int | None = None  # Content-Length seen in the current headers
-        self._body: int | None = None  # length of the body being waited for
+        self._parser = FrameParser()
+        #: Called with the transport once connected (a socket: answers go back on it).
+        self.on_connect: Callable[[asyncio.BaseTransport], None] | None = None
 
     def data_received(self, data: bytes) -> None:
-        rest = self._rest
-        if rest:
-            rest += data
-            if self._body is not None and len(rest) < self._body:
-                return  # the body is still coming: nothing to copy yet
-            if self._body is None and b"\n" not in data:
-                return  # so is the header line
-            data = bytes(rest)
-            rest.clear()
-        used = self._handle(data)
-        if used < len(data) and not self._done.done():
-            self._rest += data[used:]
-
-    def _handle(self, data: bytes) -> int:
-        """Handle each complete message in ``data``; how many bytes were used."""
-        pos = 0
-        while not self._stop.is_set():
-            if self._body is None:  # in the headers: one line at a time
-                end = data.find(b"\n", pos)
-                if end < 0:
-                    return pos
-                line = data[pos : end + 1]
-                pos = end + 1
-                if not line.strip():
-                    if self._length is not None:
-                        self._body, self._length = self._length, None
-                    continue
-                name, _, value = line.partition(b":")
-                if name.strip().lower() == b"content-length":
-                    try:
-                        length: int | None = int(value.strip())
-                    except ValueError:
-                        length = None
-                    self._length = length if length is not None and length >= 0 else None
+        if self._done.done():
+            return
+        for item in self._parser.feed(data):
+            if self._stop.is_set():
+                break
+            if isinstance(item, FrameError):
+                frame_error(self._protocol, item)
                 continue
-            end = pos + self._body
-            if len(data) < end:
-                return pos
-            body = data[pos:end]
-            pos = end
-            self._body = None
             if self._idle is not None:
                 self._idle.message()
-            handle_body(self._protocol, body)
-        self._finish()
-        return pos
+            handle_body(self._protocol, item)
+            if self._stop.is_set():
+                break
+        if self._stop.is_set():
+            self._finish()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        if self.on_connect is not None:
+            self.on_connect(transport)
+
+    @property
+    def finished(self) -> bool:
+        return self._done.done()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._finish()
@@ -187,17 +202,99 @@ def widen_pipes(*streams: BinaryIO) -> None:
                 fcntl.fcntl(fd, set_size, PIPE_BYTES)
 
 
+#: Bytes read at a time from a stdin that is a regular file.
+FILE_CHUNK = 1 << 20
+
+#: Opens the input: given the event loop and a maker of framers, it starts feeding one
+#: and returns what closes the input.
+Opener = Callable[
+    [asyncio.AbstractEventLoop, Callable[[], MessageFramer]], Awaitable[Callable[[], None]]
+]
+
+
 def serve_stdio(server: LanguageServer) -> None:
-    """Serve LSP on stdin/stdout; falls back to pygls's own reader for regular files."""
+    """Serve LSP on stdin/stdout. A stdin that is a pipe, socket or terminal is read as it
+    arrives; one that is a regular file (a recorded session replayed) is read in chunks,
+    through the same framing."""
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     widen_pipes(stdin, stdout)
-    if not _is_pipe_or_socket(stdin):
-        server.start_io(stdin, stdout)
-        return
+    server.protocol.set_writer(StdoutWriter(stdout))
 
+    async def open_pipe(
+        loop: asyncio.AbstractEventLoop, make: Callable[[], MessageFramer]
+    ) -> Callable[[], None]:
+        pipe, _ = await loop.connect_read_pipe(make, stdin)
+        return pipe.close
+
+    async def open_file(
+        loop: asyncio.AbstractEventLoop, make: Callable[[], MessageFramer]
+    ) -> Callable[[], None]:
+        framer = make()
+
+        async def pump() -> None:
+            fd = stdin.fileno()
+            while not framer.finished:
+                data = os.read(fd, FILE_CHUNK)  # a regular file: a read never waits long
+                if not data:
+                    break
+                framer.data_received(data)
+                await asyncio.sleep(0)  # what the messages started runs in between
+            framer.connection_lost(None)
+
+        task = loop.create_task(pump())
+
+        def close() -> None:
+            task.cancel()
+
+        return close
+
+    _serve(server, open_pipe if _is_pipe_or_socket(stdin) else open_file)
+
+
+def serve_tcp(server: LanguageServer, host: str, port: int) -> None:
+    """Serve LSP to one client over TCP: the first connection is served, with the same
+    framing as stdio; the server ends when it closes."""
+
+    async def open_socket(
+        loop: asyncio.AbstractEventLoop, make: Callable[[], MessageFramer]
+    ) -> Callable[[], None]:
+        taken = False
+        listener: asyncio.Server | None = None
+
+        def connected(transport: asyncio.BaseTransport) -> None:
+            server.protocol.set_writer(transport)  # type: ignore[arg-type]
+            if listener is not None:
+                # One client per process: no more connections are taken. (Not from the
+                # protocol factory: a server closed there cannot attach the transport.)
+                loop.call_soon(listener.close)
+
+        def accept() -> asyncio.Protocol:
+            nonlocal taken
+            if taken:
+                return _Refuse()
+            taken = True
+            framer = make()
+            framer.on_connect = connected
+            return framer
+
+        listener = await loop.create_server(accept, host, port)
+        addresses = ", ".join(str(sock.getsockname()) for sock in listener.sockets)
+        log.info("serving on %s", addresses)
+        return listener.close
+
+    _serve(server, open_socket)
+
+
+class _Refuse(asyncio.Protocol):
+    """A connection after the first: closed at once."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        transport.close()
+
+
+def _serve(server: LanguageServer, open_input: Opener) -> None:
     async def main() -> None:
         loop = asyncio.get_running_loop()
-        server.protocol.set_writer(StdoutWriter(stdout))
         stop = threading.Event()
         set_stop_event(server, stop)
         idle = IdleTrim()
@@ -212,13 +309,11 @@ def serve_stdio(server: LanguageServer) -> None:
                 continue
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.add_signal_handler(sig, lambda: None if done.done() else done.set_result(None))
-        pipe, _ = await loop.connect_read_pipe(
-            lambda: MessageFramer(server.protocol, stop, done, idle), stdin
-        )
+        close = await open_input(loop, lambda: MessageFramer(server.protocol, stop, done, idle))
         try:
             await done
         finally:
-            pipe.close()
+            close()
             idle.stop()
 
     try:

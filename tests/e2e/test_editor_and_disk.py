@@ -327,7 +327,7 @@ async def test_save_answer_without_a_save_is_not_reported_saved(
     r = await call(null_saver, EDIT, file_path="a.txt", old_string="one", new_string="two")
     assert r["ok"] and r["on_disk"] is False, r
     assert "Saved to disk" not in r["message"]
-    assert "without saving it" in r["message"]
+    assert "without saying it saved it" in r["message"]
     assert f.read_text() == "one\n"
 
 

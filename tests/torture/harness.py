@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,9 @@ class Server:
         self._next = 0
         self._pending: dict[int | str, asyncio.Future[dict[str, Any]]] = {}
         self.notifications: list[dict[str, Any]] = []
+        #: Answers a request from the server: given it, returns the answer's ``result``
+        #: or ``error`` member (as a dict). None: every request gets a null result.
+        self.on_request: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None
         self._reader = asyncio.get_running_loop().create_task(self._read_loop())
 
     @staticmethod
@@ -198,8 +202,9 @@ class Server:
     async def _dispatch(self, msg: dict[str, Any]) -> None:
         if "method" in msg:
             if "id" in msg:  # a request from the server (registerCapability, ...)
+                reply = {"result": None} if self.on_request is None else await self.on_request(msg)
                 with contextlib.suppress(ServerDied, ConnectionError):
-                    await self.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
+                    await self.send({"jsonrpc": "2.0", "id": msg["id"], **reply})
             else:
                 self.notifications.append(msg)
             return

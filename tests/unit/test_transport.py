@@ -33,9 +33,11 @@ def _frame(body: bytes, style: bytes) -> bytes:
 class _Collect:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.got: list[bytes] = []
+        self.errors: list[str] = []
         self.stop = threading.Event()
         self.stop_after: int | None = None
         monkeypatch.setattr(transport, "handle_body", self._handle)
+        monkeypatch.setattr(transport, "frame_error", lambda _, e: self.errors.append(e.reason))
 
     def framer(self) -> tuple[MessageFramer, asyncio.Future[None]]:
         """A framer handing its messages here (in a running event loop), and its end."""
@@ -104,9 +106,21 @@ async def test_a_stop_ends_the_handling(monkeypatch: pytest.MonkeyPatch) -> None
     assert sink.got == [b"0", b"1"]
 
 
-async def test_a_bad_or_negative_length_is_not_a_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_bad_or_negative_length_is_answered_and_skipped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     sink = _Collect(monkeypatch)
     framer, _ = sink.framer()
     framer.data_received(b"Content-Length: -5\r\n\r\nContent-Length: x\r\n\r\n")
     framer.data_received(_frame(b"ok", b"Content-Length: %d\r\n\r\n"))
     assert sink.got == [b"ok"]
+    assert len(sink.errors) == 2 and all("not a number" in e for e in sink.errors)
+
+
+async def test_a_stop_while_bad_frames_are_answered(monkeypatch: pytest.MonkeyPatch) -> None:
+    sink = _Collect(monkeypatch)
+    sink.stop_after = 1
+    framer, done = sink.framer()
+    framer.data_received(b"junk\r\n" + _frame(b"0", b"Content-Length: %d\r\n\r\n") + b"junk\r\n")
+    assert sink.got == [b"0"] and len(sink.errors) == 1
+    assert done.done()

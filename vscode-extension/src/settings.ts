@@ -28,6 +28,7 @@ export const SERVER_SETTINGS: readonly ServerSettingSpec[] = [
   { name: 'defaultReadLines', type: 'integer', default: 2000 },
   { name: 'maxLineChars', type: 'integer', default: 2000 },
   { name: 'maxTrackedFiles', type: 'integer', default: 10000 },
+  { name: 'maxSessions', type: 'integer', default: 256 },
   { name: 'contentStoreBytes', type: 'integer', default: 67108864 },
   { name: 'contentStoreMaxFileBytes', type: 'integer', default: 1048576 },
   { name: 'staleDiffMaxLines', type: 'integer', default: 60 },

@@ -27,18 +27,22 @@ from steadyhand.documents.snapshot import Snapshot, from_text, mixed_view
 from steadyhand.fs.atomic import atomic_write
 from steadyhand.fs.reader import decode_or_refuse, encode_or_refuse, read_all
 from steadyhand.fs.syscalls import Syscalls
+from steadyhand.protocol.answers import MalformedAnswer, apply_edit_answer, save_refusal, shown
 from steadyhand.protocol.commands import SAVE_DOCUMENTS
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import content_hash, text_hash
 from steadyhand.text.diff import line_opcodes, stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
 from steadyhand.text.lines import NewlineMap, ending_stats, to_view, with_endings
-from steadyhand.text.splices import Splice, apply_splices, changed_core, raw_splices
+from steadyhand.text.splices import Splice, apply_splices, changed_core, coalesce, raw_splices
 
 log = logging.getLogger(__name__)
 
 #: How long to wait for the editor's didChange after it applied an edit.
 CHANGE_WAIT_S = 1.5
+#: The most text edits one WorkspaceEdit carries (a change at more places is sent with
+#: neighbouring places merged into one edit each).
+MAX_TEXT_EDITS = 1000
 #: After the editor saved: how long a formatter may take to change the document.
 FORMAT_SETTLE_S = 0.3
 
@@ -58,9 +62,6 @@ class EditorServer(Protocol):
     def workspace(self) -> Any: ...
     @property
     def protocol(self) -> Any: ...
-    async def workspace_apply_edit_async(
-        self, params: types.ApplyWorkspaceEditParams
-    ) -> types.ApplyWorkspaceEditResult: ...
 
 
 _DISK_CHANGED = (
@@ -106,24 +107,16 @@ _TYPED_SINCE = (
 )
 
 
-def _refused_save(answer: Any, uri: str) -> str | None:
-    """Why the client's answer to ``steadyhand/saveDocuments`` says ``uri`` was not saved;
-    None when it was, or when the answer does not say (any answer counts as saved)."""
-    answer = _plain(answer)
-    saved = answer.get("saved") if isinstance(answer, dict) else None
-    if not isinstance(saved, list) or uri in saved:
-        return None
-    for outcome in answer.get("results") or []:
-        outcome = _plain(outcome)
-        if isinstance(outcome, dict) and outcome.get("uri") == uri and outcome.get("error"):
-            return str(outcome["error"])
-    return "no reason given"
+def _malformed_save(exc: MalformedAnswer) -> str:
+    return (
+        f"the editor answered the save request without saying it saved it ({exc}), so it "
+        "counts as not saved"
+    )
 
 
 def _answer_text(answer: Any) -> str:
     """The client's answer to a save request, shortly, for a message."""
-    text = "null" if answer is None else repr(_plain(answer))
-    return text if len(text) <= 200 else text[:200] + "..."
+    return shown(answer)
 
 
 #: Most lines on either side of a whole-text change that are aligned line by line to
@@ -163,13 +156,6 @@ def line_splices(old: str, new: str) -> list[Splice]:
 
 #: Largest file whose text is compared with a buffer the editor opens.
 OPEN_COMPARE_MAX_BYTES = 8 << 20
-
-
-def _plain(value: Any) -> Any:
-    """A JSON object as a dict: pygls hands a custom request's answer over as a named
-    tuple."""
-    as_dict = getattr(value, "_asdict", None)
-    return as_dict() if callable(as_dict) else value
 
 
 def disk_file(path: str, *, links_ok: bool = False) -> tuple[bytes | None, str | None, Encoding]:
@@ -528,19 +514,30 @@ class EditorWorld:
             )
             self.own_writes[path] = DELETED
             try:
-                res = await self.ls.workspace_apply_edit_async(
+                applied, reason = await self._ask_to_apply(
                     types.ApplyWorkspaceEditParams(edit=edit, label=f"Agent {tool}: delete")
                 )
-            except BaseException:
-                self._not_deleted(path)
-                raise
-            if not res.applied:
+            except MalformedAnswer as exc:
                 self._not_deleted(path)
                 raise ToolError(
                     ErrorCode.EDIT_REJECTED,
-                    f"The editor did not delete {path} ({res.failure_reason or 'no reason given'}"
+                    f"The editor's answer to deleting {path} could not be read ({exc}), so it "
+                    "counts as not deleted. Check the file, and retry once the editor answers "
+                    "as LSP says.",
+                    path=path,
+                    reason=f"malformed answer: {exc}",
+                ) from exc
+            except BaseException:
+                self._not_deleted(path)
+                raise
+            if not applied:
+                self._not_deleted(path)
+                raise ToolError(
+                    ErrorCode.EDIT_REJECTED,
+                    f"The editor did not delete {path} ({reason or 'no reason given'}"
                     "). It is as it was.",
                     path=path,
+                    reason=reason,
                 )
             return Applied(via="workspaceEdit", snapshot=gone, on_disk=True)
         self.own_writes[path] = DELETED
@@ -598,7 +595,9 @@ class EditorWorld:
         else:
             raw = line_splices(before.raw, change.new_raw)
         edits: list[types.TextEdit | types.AnnotatedTextEdit] = []
-        for sp in (changed_core(before.raw, sp) for sp in raw):
+        cores = [changed_core(before.raw, sp) for sp in raw]
+        # One WorkspaceEdit carries at most MAX_TEXT_EDITS edits: neighbours are merged.
+        for sp in coalesce(before.raw, cores, MAX_TEXT_EDITS):
             start, end = idx.position(sp.start), idx.position(sp.end)
             rng = types.Range(
                 start=types.Position(line=start[0], character=start[1]),
@@ -636,17 +635,31 @@ class EditorWorld:
             }
         return types.WorkspaceEdit(document_changes=[doc_edit], change_annotations=annotations)
 
+    async def _ask_to_apply(
+        self, params: types.ApplyWorkspaceEditParams
+    ) -> tuple[bool, str | None]:
+        """Send ``workspace/applyEdit``; ``(applied, failure reason)`` from the answer, read
+        strictly (:func:`apply_edit_answer`: MalformedAnswer for any other shape)."""
+        answer = await self.ls.protocol.send_request_async(types.WORKSPACE_APPLY_EDIT, params)
+        return apply_edit_answer(answer)
+
     async def _apply_to_buffer(self, uri: str, change: Change, before: Snapshot) -> Applied:
         edit = self._workspace_edit(uri, before, change)
         label = f"Agent {change.tool}: {os.path.basename(change.path)}"
         wait = None if self.settings.confirm_edits else self.settings.apply_edit_timeout_ms / 1000
         try:
-            res = await asyncio.wait_for(
-                self.ls.workspace_apply_edit_async(
-                    types.ApplyWorkspaceEditParams(edit=edit, label=label)
-                ),
-                wait,
+            applied, failure_reason = await asyncio.wait_for(
+                self._ask_to_apply(types.ApplyWorkspaceEditParams(edit=edit, label=label)), wait
             )
+        except MalformedAnswer as exc:
+            raise ToolError(
+                ErrorCode.EDIT_REJECTED,
+                f"The editor's answer to the change to {change.path} could not be read "
+                f"({exc}), so it counts as not applied and nothing was saved. Read the file "
+                "again before you retry: the editor may still show the change.",
+                path=change.path,
+                reason=f"malformed answer: {exc}",
+            ) from exc
         except TimeoutError as exc:
             raise ToolError(
                 ErrorCode.EDIT_REJECTED,
@@ -664,14 +677,14 @@ class EditorWorld:
                 path=change.path,
                 reason=str(exc) or type(exc).__name__,
             ) from exc
-        if not res.applied:
-            reason = res.failure_reason or "no reason given; usually the buffer changed"
+        if not applied:
+            reason = failure_reason or "no reason given; usually the buffer changed"
             raise ToolError(
                 ErrorCode.EDIT_REJECTED,
                 f"The editor did not apply the change to {change.path} ({reason}). Nothing "
                 "was changed. Read the file again (the user may be typing in it) and retry.",
                 path=change.path,
-                reason=res.failure_reason,
+                reason=failure_reason,
             )
         # The editor's didChange may already be here (sent before its answer).
         confirmed = self.ls.workspace.get_text_document(uri).source == change.new_raw
@@ -796,9 +809,14 @@ class EditorWorld:
             answer = await asyncio.wait_for(
                 self.ls.protocol.send_request_async(SAVE_DOCUMENTS, params), 10.0
             )
+        except MalformedAnswer as exc:
+            return self._not_saved(change.path, text, version, _malformed_save(exc))
         except Exception as exc:
             return self._not_saved(change.path, text, version, f"saving it failed ({exc})")
-        refused = _refused_save(answer, uri)
+        try:
+            refused = save_refusal(answer, uri)
+        except MalformedAnswer as exc:
+            return self._not_saved(change.path, text, version, _malformed_save(exc))
         if refused is not None:
             return self._not_saved(
                 change.path, text, version, f"the editor did not save it ({refused})"

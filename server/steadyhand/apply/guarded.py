@@ -16,6 +16,7 @@ from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import check_writable
 from steadyhand.guards.secrets import Finding, describe, scan_added
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.lists import list_fields
 from steadyhand.text.lines import to_view
 
 #: Tools that put back content the file held before: never scanned for secrets (an undo
@@ -67,7 +68,7 @@ async def check_secrets(ctx: ToolContext, change: Change) -> list[Finding]:
             "files: read them from an environment variable or a secrets manager, and "
             "retry without the value.",
             path=change.path,
-            secrets=[f.as_dict() for f in findings],
+            **list_fields("secrets", [f.as_dict() for f in findings]),
         )
     return findings
 
@@ -83,9 +84,9 @@ def secrets_warning(findings: list[Finding]) -> str:
 
 def dry_run_fields(findings: list[Finding]) -> dict[str, object]:
     """The ``secrets`` field of a dry run's result, when the change would add any."""
-    return {"secrets": [f.as_dict() for f in findings]} if findings else {}
+    return list_fields("secrets", [f.as_dict() for f in findings]) if findings else {}
 
 
 def findings_fields(applied: Applied) -> dict[str, object]:
     """The ``secrets`` field of a result, when the change added credential-like text."""
-    return {"secrets": list(applied.findings)} if applied.findings else {}
+    return list_fields("secrets", applied.findings) if applied.findings else {}

@@ -27,7 +27,7 @@ from steadyhand.context import ToolContext, WorldLayer
 from steadyhand.documents.snapshot import Snapshot, from_disk
 from steadyhand.fs.state_dir import state_dir
 from steadyhand.history.store import HistoryStore, Version, new_id
-from steadyhand.history.store import workspace_key as _workspace_key
+from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.tasks import run_to_end
 from steadyhand.text.diff import splices_diff, stat, whole_diff
@@ -56,19 +56,21 @@ def encoding_from_label(label: str) -> Encoding:
 
 
 def configure(ctx: ToolContext, folders: list[str]) -> None:
-    """Point ``ctx.history`` at the store for these settings and workspace folders."""
+    """Point ``ctx.history`` at the stores for these settings and folders (the workspace
+    folders and allowed paths): one store per folder, so that a folder added or removed
+    leaves the history of the others as it was (:mod:`steadyhand.history.stores`)."""
     s = ctx.settings
+    cur = ctx.history
+    if cur is not None:
+        cur.flush()  # entries still waiting go to the stores they were meant for
     if not s.history:
         ctx.history = None
         return
-    base = os.path.expanduser(s.history_dir) if s.history_dir else state_dir()
-    root = os.path.join(os.path.abspath(base), _workspace_key(folders))
-    cur = ctx.history
-    if cur is not None and cur.root == root:
-        cur.resize(s.history_max_bytes, s.history_max_file_bytes)
-        return
-    ctx.history = HistoryStore(root, s.history_max_bytes, s.history_max_file_bytes, tuple(folders))
-    log.info("history store: %s", root)
+    base = os.path.abspath(os.path.expanduser(s.history_dir) if s.history_dir else state_dir())
+    reuse = {st.root: st for st in cur.stores} if cur is not None else {}
+    ctx.history = History(base, folders, s.history_max_bytes, s.history_max_file_bytes, reuse)
+    if cur is None or [st.root for st in cur.stores] != [st.root for st in ctx.history.stores]:
+        log.info("history stores: %s", ", ".join(st.root for st in ctx.history.stores))
 
 
 async def _keep(
@@ -216,9 +218,10 @@ class HistoryWorld(WorldLayer):
     """A world that keeps every version it replaces (see the module docstring)."""
 
     async def apply(self, change: Change) -> Applied:
-        store = self.ctx.history
-        if store is None:
+        history = self.ctx.history
+        if history is None:
             return await self.inner.apply(change)
+        store = history.for_path(change.path)
         required = change.tool in MUST_KEEP
         key, note = await _keep(store, change.before, tool=change.tool, required=required)
         label = _disk_label(change.before, links_ok=self.ctx.roots.allow_hard_links)
@@ -256,9 +259,10 @@ class HistoryWorld(WorldLayer):
         return applied
 
     async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
-        store = self.ctx.history
-        if store is None:
+        history = self.ctx.history
+        if history is None:
             return await delete_via(self.inner, self.ctx, path, before, tool=tool, session=session)
+        store = history.for_path(path)
         # A deletion always replaces content: it is refused unless that content is kept.
         key, _ = await _keep(store, before, tool=tool, required=True)
         return await run_to_end(self._delete(store, path, before, key, tool=tool, session=session))

@@ -26,6 +26,8 @@ EditMode = Literal["replace", "insert", "delete"]
 OUTPUT_CHARS = 4000
 #: Lines of an error traceback shown (the last ones, where the cause is).
 TRACEBACK_LINES = 12
+#: Outputs of one cell shown in a read, at most (the rest are counted).
+MAX_OUTPUTS = 50
 _IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _SYNTHETIC_ID = re.compile(r"cell-(\d+)")
@@ -362,7 +364,10 @@ def render_outputs(cell: CellSpan, want_images: bool) -> tuple[list[str], list[O
     images: list[OutputImage] = []
     if not isinstance(outs, list):
         return parts, images
-    for out in outs:
+    for shown, out in enumerate(outs):
+        if shown == MAX_OUTPUTS:
+            parts.append(f"… [{len(outs) - shown:,} more outputs not shown] …")
+            break
         if not isinstance(out, dict):
             continue
         kind = out.get("output_type")

@@ -153,6 +153,8 @@ class Window:
     encoding: Encoding
     crlf: bool
     cr: bool
+    #: The window stopped before ``limit`` lines: its lines hold ``max_bytes`` already.
+    capped: bool = False
 
 
 _MAX_KEPT_LINE = 1 << 20
@@ -194,6 +196,7 @@ def stream_window(
     path: str,
     offset: int,
     limit: int,
+    max_bytes: int | None = None,
     *,
     links_ok: bool = False,
     expect: Identity | None = None,
@@ -201,7 +204,9 @@ def stream_window(
     """Lines ``offset..offset+limit-1`` (1-based) of a UTF-8 text file, in bounded memory.
 
     One pass: every byte is hashed, line breaks are counted, and only the lines inside
-    the window are kept (each at most 1 MiB; longer ones are cut). The pass leaves an
+    the window are kept (each at most 1 MiB; longer ones are cut). ``max_bytes``: the
+    window ends early, after the line that brings what it keeps to that many bytes
+    (``capped``), however large ``limit`` is. The pass leaves an
     index behind; a later window of the same file, unchanged since (same device, inode,
     size, modification and change times), starts at the nearest line it marked and
     reads only what lies between there and the window's end. (``links_ok``, ``expect``:
@@ -211,15 +216,39 @@ def stream_window(
     with _INDEX_LOCK:
         index = _INDEXES.get(path)
     try:
+        budget = _Budget(max_bytes)
         if index is not None and index.identity == _identity(st):
-            lines = _window_at(fd, path, index, offset, offset + limit - 1)
-            return Window(lines, index.total_lines, index.hash, st, index.encoding, False, False)
-        return _full_pass(fd, st, path, offset, limit)
+            lines = _window_at(fd, path, index, offset, offset + limit - 1, budget)
+            return Window(
+                lines, index.total_lines, index.hash, st, index.encoding, False, False, budget.full
+            )
+        return _full_pass(fd, st, path, offset, limit, budget)
     finally:
         os.close(fd)
 
 
-def _window_at(fd: int, path: str, index: LineIndex, lo: int, hi: int) -> list[str]:
+class _Budget:
+    """The bytes a window may keep (None: no limit), and whether they were used up."""
+
+    __slots__ = ("full", "left")
+
+    def __init__(self, max_bytes: int | None) -> None:
+        self.left = max_bytes
+        self.full = False
+
+    def spend(self, kept: bytes | str) -> bool:
+        """Count a kept line; True once the window must keep no more."""
+        if self.left is None:
+            return False
+        self.left -= len(kept) * (2 if isinstance(kept, str) else 1)
+        if self.left <= 0:
+            self.full = True
+        return self.full
+
+
+def _window_at(
+    fd: int, path: str, index: LineIndex, lo: int, hi: int, budget: _Budget
+) -> list[str]:
     """Lines ``lo..hi`` read from the nearest marked line at or before ``lo``."""
     k = bisect.bisect_right(index.mark_lines, lo) - 1
     n, pos = (index.mark_lines[k], index.mark_offsets[k]) if k >= 0 else (1, 0)
@@ -233,7 +262,7 @@ def _window_at(fd: int, path: str, index: LineIndex, lo: int, hi: int) -> list[s
         while n <= hi:
             chunk = os.read(fd, CHUNK)
             if not chunk:
-                if tail and lo <= n:
+                if tail and lo <= n and not budget.full:
                     lines.append(tail[:_MAX_KEPT_LINE].decode(codec, "replace"))
                 break
             breaks = chunk.count(b"\n")
@@ -245,7 +274,10 @@ def _window_at(fd: int, path: str, index: LineIndex, lo: int, hi: int) -> list[s
             parts[0] = tail + parts[0]
             for part in parts[:-1]:
                 if lo <= n:
-                    lines.append(part[:_MAX_KEPT_LINE].decode(codec, "replace"))
+                    kept = part[:_MAX_KEPT_LINE]
+                    lines.append(kept.decode(codec, "replace"))
+                    if budget.spend(kept):
+                        hi = n
                 n += 1
                 if n > hi:
                     break
@@ -269,7 +301,9 @@ def _first_chunk(path: str, chunk: bytes) -> Encoding | None:
     return sniffed
 
 
-def _full_pass(fd: int, st: os.stat_result, path: str, offset: int, limit: int) -> Window:
+def _full_pass(
+    fd: int, st: os.stat_result, path: str, offset: int, limit: int, budget: _Budget
+) -> Window:
     hasher = streaming_hasher()
     kept: list[bytes] = []  # the window's lines, decoded once the encoding is known
     total = 0  # complete lines seen so far
@@ -302,7 +336,7 @@ def _full_pass(fd: int, st: os.stat_result, path: str, offset: int, limit: int) 
                 first = False
                 sniffed = _first_chunk(path, chunk)
                 if sniffed is not None and sniffed.codec.startswith("utf-16"):
-                    return _utf16_pass(fd, st, path, lo, hi, hasher, chunk, sniffed)
+                    return _utf16_pass(fd, st, path, lo, hi, hasher, chunk, sniffed, budget)
                 if sniffed is not None:
                     enc = sniffed
                     chunk = chunk[3:]
@@ -340,6 +374,8 @@ def _full_pass(fd: int, st: os.stat_result, path: str, offset: int, limit: int) 
                 total += 1
                 if lo <= total <= hi:
                     kept.append((tail + part)[:_MAX_KEPT_LINE])
+                    if budget.spend(kept[-1]):
+                        hi = total
                 tail = b""
             last = parts[-1]
             if breaks == 0:
@@ -375,7 +411,7 @@ def _full_pass(fd: int, st: os.stat_result, path: str, offset: int, limit: int) 
         )
     # ("replace" only matters for a line cut inside a character: the rest is valid.)
     lines = [b.decode(enc.codec, "replace") for b in kept]
-    return Window(lines, total, digest, st, enc, saw_crlf, saw_cr)
+    return Window(lines, total, digest, st, enc, saw_crlf, saw_cr, budget.full)
 
 
 def _utf16_pass(
@@ -387,6 +423,7 @@ def _utf16_pass(
     hasher: Any,
     first: bytes,
     enc: Encoding,
+    budget: _Budget,
 ) -> Window:
     """:func:`_full_pass` for UTF-16 (LE or BE, after its byte-order mark): the bytes are
     decoded strictly in chunks (an incremental decoder keeps a code unit or a surrogate
@@ -436,6 +473,8 @@ def _utf16_pass(
                         total += 1
                         if lo <= total <= hi:
                             kept.append((tail + part)[:_MAX_KEPT_LINE])
+                            if budget.spend(kept[-1]):
+                                hi = total
                         tail = ""
                     last = parts[-1]
                     partial = (partial or bool(last)) if breaks == 0 else bool(last)
@@ -453,7 +492,7 @@ def _utf16_pass(
         total += 1
         if lo <= total <= hi:
             kept.append(tail[:_MAX_KEPT_LINE])
-    return Window(kept, total, hasher.hexdigest(), st, enc, saw_crlf, saw_cr)
+    return Window(kept, total, hasher.hexdigest(), st, enc, saw_crlf, saw_cr, budget.full)
 
 
 def _not_utf8(path: str, enc: Encoding) -> Encoding:

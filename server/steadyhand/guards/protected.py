@@ -32,7 +32,8 @@ def protected_pattern(ctx: ToolContext, path: str) -> str | None:
 
 
 def is_read_only(ctx: ToolContext, session: str) -> bool:
-    """Whether ``session`` was ever forked read-only: closing it does not lift that."""
+    """Whether ``session`` is read-only (also once it was closed or dropped while idle:
+    neither lifts that)."""
     return ctx.sessions.is_read_only(session)
 
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from steadyhand.history.store import Checkpoint, Entry, HistoryStore, Version
+from steadyhand.history.store import Checkpoint, Entry, Version
+from steadyhand.history.stores import History
 
 
-def find_version(store: HistoryStore, change_id: str) -> Version | None:
+def find_version(store: History, change_id: str) -> Version | None:
     """The change ``change_id`` (newest first: ids are random, a match is the one)."""
     for e in reversed(store.entries):
         if isinstance(e, Version) and e.id == change_id:
@@ -21,7 +22,7 @@ def find_version(store: HistoryStore, change_id: str) -> Version | None:
     return None
 
 
-def later_changes(store: HistoryStore, v: Version) -> list[Version]:
+def later_changes(store: History, v: Version) -> list[Version]:
     """The changes to ``v``'s file recorded after ``v``, oldest first."""
     out: list[Version] = []
     seen = False
@@ -35,7 +36,7 @@ def later_changes(store: HistoryStore, v: Version) -> list[Version]:
     return out
 
 
-def after_key(store: HistoryStore, v: Version, following: Version | None) -> str | None:
+def after_key(store: History, v: Version, following: Version | None) -> str | None:
     """Where the text ``v`` left is kept (a key whose blob is there), else None.
     ``following``: the next change to the file, if any."""
     if v.after_view is None:
@@ -51,13 +52,13 @@ def after_key(store: HistoryStore, v: Version, following: Version | None) -> str
     return None
 
 
-def before_kept(store: HistoryStore, v: Version) -> bool:
+def before_kept(store: History, v: Version) -> bool:
     """Whether the text from before ``v`` can be had (or there was none: a creation)."""
     return not v.existed or store.has(v.before)
 
 
 def find_checkpoint(
-    store: HistoryStore, name: str, session: str | None
+    store: History, name: str, session: str | None
 ) -> tuple[int, Checkpoint] | None:
     """The checkpoint ``name`` (an id, else the latest with that label) of ``session``,
     or of any session when None, with its place in the index."""

@@ -1,9 +1,10 @@
-"""The history store: every version Steadyhand replaced, on disk, per workspace.
+"""The history store: every version Steadyhand replaced, on disk, for one folder (see
+:mod:`steadyhand.history.stores` for how the stores of several folders work together).
 
-Layout under ``<base>/<workspace-key>/`` (created on first use, mode 0700, because the
+Layout under ``<base>/<folder-key>/`` (created on first use, mode 0700, because the
 versions may hold anything the files held)::
 
-    meta.json      the workspace folders the store belongs to
+    meta.json      the folder the store belongs to (several, in an earlier version)
     index.jsonl    one JSON object per line: changes and checkpoints, oldest first
     blobs/ab/<h>   zlib-compressed UTF-8 text, named by the xxh3-128 of the text (a
                    large text is first written as it is, behind a marker, and compressed
@@ -218,6 +219,14 @@ def _entry_line(entry: Entry) -> bytes:
     return (text + "\n").encode("utf-8", "surrogatepass")
 
 
+#: The kind of the line a compaction writes first.
+_COMPACTED = "compacted"
+
+
+def _marker_line(obj: dict[str, Any]) -> bytes:
+    return (json.dumps(obj, separators=(",", ":")) + "\n").encode("ascii")
+
+
 def _parse_line(line: bytes) -> Any:
     """What :func:`_entry_line` wrote (ValueError if the line is damaged)."""
     if orjson is not None:
@@ -250,6 +259,9 @@ class HistoryStore:
         self.blobs_dir = os.path.join(root, "blobs")
         self.index_path = os.path.join(root, "index.jsonl")
         self._entries: list[Entry] = []
+        #: The time of the newest entry a compaction dropped (0: none was dropped): a
+        #: checkpoint older than that may have lost changes made after it.
+        self.compacted_through = 0.0
         self._offset = 0
         #: The index's first line as last read: every line holds a random id, so another
         #: first line means another server rewrote (compacted) the index. Inode numbers
@@ -338,6 +350,7 @@ class HistoryStore:
             if self._offset and (size < self._offset or f.read(len(self._head)) != self._head):
                 # another server rewrote the index (compacted it): read it all again
                 self._entries, self._offset, self._head = [], 0, b""
+                self.compacted_through = 0.0
             if size == self._offset:
                 return
             f.seek(self._offset)
@@ -352,6 +365,10 @@ class HistoryStore:
                 obj = _parse_line(line)
             except (ValueError, RecursionError):  # damaged, or nested past any entry
                 log.warning("history: skipping a damaged index line in %s", self.index_path)
+                continue
+            if isinstance(obj, dict) and obj.get("t") == _COMPACTED:
+                with contextlib.suppress(TypeError, ValueError):
+                    self.compacted_through = max(self.compacted_through, float(obj["time"]))
                 continue
             entry = _entry_from(obj) if isinstance(obj, dict) else None
             if entry is not None:
@@ -392,14 +409,19 @@ class HistoryStore:
                 self._compact()
 
     def _compact(self) -> None:
-        """Rewrite the index to its newest entries (the caller holds the index lock)."""
+        """Rewrite the index to its newest entries (the caller holds the index lock). Its
+        first line records the time of the newest entry dropped (older servers skip it)."""
         keep = self._entries[-KEEP_ENTRIES:]
-        data = b"".join([_entry_line(entry) for entry in keep])
+        dropped = self._entries[: len(self._entries) - len(keep)]
+        through = max([self.compacted_through, *(e.time for e in dropped)])
+        marker = {"t": _COMPACTED, "id": new_id(), "time": through}
+        data = b"".join([_marker_line(marker), *(_entry_line(entry) for entry in keep)])
         # Without the lock (no flock), an append since the last read would be lost by the
         # rename: then the index is left as it is, to be compacted on a later append.
         if not _write_file(self.index_path, [data], self._read_all):
             return
         self._entries, self._offset = list(keep), len(data)
+        self.compacted_through = through
         self._head = data[: data.index(b"\n") + 1] if data else b""
 
     def _read_all(self) -> bool:

@@ -15,10 +15,13 @@ import select
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from steadyhand.framing import MAX_BODY_BYTES
 from steadyhand.tasks import Resume
 from steadyhand.wire import dumps
 
 PARSE_ERROR = -32700
+#: The parse error's message for a line over the size limit (dropped unread).
+TOO_LONG = f"Parse error: a message may be at most {MAX_BODY_BYTES:,} bytes; the line was dropped."
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
@@ -33,10 +36,17 @@ class LineFramer(asyncio.Protocol):
         on_line: Callable[[bytes], None],
         on_close: Callable[[Exception | None], None],
         on_connect: Callable[[asyncio.BaseTransport], None] | None = None,
+        on_too_long: Callable[[], None] | None = None,
+        max_line: int = MAX_BODY_BYTES,
     ) -> None:
         self._on_line = on_line
         self._on_close = on_close
         self._on_connect = on_connect
+        #: called once for a line over ``max_line`` bytes, which is dropped unread (the
+        #: lines after it are read as usual): memory never grows without bound
+        self._on_too_long = on_too_long
+        self._max_line = max_line
+        self._skipping = False
         self._rest = bytearray()
         self.closed = False
 
@@ -47,9 +57,18 @@ class LineFramer(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         rest = self._rest
         start = 0
+        if self._skipping:  # the rest of a line too long to keep
+            end = data.find(b"\n")
+            if end < 0:
+                return
+            self._skipping = False
+            data = data[end + 1 :]
         if rest:  # a line begun in an earlier chunk: copied once, when it is whole
             end = data.find(b"\n")
             if end < 0:
+                if len(rest) + len(data) > self._max_line:
+                    self._too_long()
+                    return
                 rest += data
                 return
             rest += memoryview(data)[:end]
@@ -62,13 +81,25 @@ class LineFramer(asyncio.Protocol):
             end = data.find(b"\n", start)
             if end < 0:
                 break
-            if end > start:
+            if end - start > self._max_line:
+                if self._on_too_long is not None:
+                    self._on_too_long()
+            elif end > start:
                 line = data[start:end]
                 if line != b"\r":
                     self._on_line(line)
             start = end + 1
         if start < len(data) and not self.closed:
+            if len(data) - start > self._max_line:
+                self._too_long()
+                return
             rest += data[start:]
+
+    def _too_long(self) -> None:
+        self._rest.clear()
+        self._skipping = True
+        if self._on_too_long is not None:
+            self._on_too_long()
 
     def eof_received(self) -> bool | None:
         return None  # close the transport: the peer is done

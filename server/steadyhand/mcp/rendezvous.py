@@ -34,7 +34,6 @@ from steadyhand import __version__
 from steadyhand.context import ToolContext
 from steadyhand.fs.checked_open import open_regular
 from steadyhand.mcp import protocol as rpc
-from steadyhand.mcp.tools import TOOLS, UnknownTool, call_tool
 from steadyhand.wire import loads
 
 log = logging.getLogger(__name__)
@@ -305,6 +304,8 @@ class Rendezvous:
 
     def report(self, peer: _Peer, params: Any, answer: dict[str, Any]) -> None:
         """Tell the editor about a call that came over MCP (after it was answered)."""
+        from steadyhand.mcp.tools import TOOLS  # loaded with the first MCP call, not at start
+
         tool = TOOLS.get(str(params.get("name"))) if isinstance(params, dict) else None
         if tool is None:
             return
@@ -327,7 +328,12 @@ class _Peer:
 
     def __init__(self, rv: Rendezvous) -> None:
         self.rv = rv
-        self.framer = rpc.LineFramer(self._line, self._closed, self._connected)
+        self.framer = rpc.LineFramer(
+            self._line,
+            self._closed,
+            self._connected,
+            on_too_long=lambda: self._send(rpc.error_message(None, rpc.PARSE_ERROR, rpc.TOO_LONG)),
+        )
         self.transport: asyncio.Transport | None = None
         self.session = f"mcp-{id(self) & 0xFFFFFF:06x}"
         self.client = ""
@@ -402,6 +408,8 @@ class _Peer:
             self.tasks.pop(msg_id, None)
             if isinstance(exc, asyncio.CancelledError):
                 return  # a cancelled request is not answered
+            from steadyhand.mcp.tools import UnknownTool
+
             if isinstance(exc, UnknownTool):
                 self._send(rpc.error_message(msg_id, rpc.INVALID_PARAMS, str(exc)))
                 return
@@ -411,6 +419,8 @@ class _Peer:
                 return
             self._send(rpc.result_message(msg_id, answer))
             asyncio.get_running_loop().call_soon(self.rv.report, self, params, answer)
+
+        from steadyhand.mcp.tools import call_tool
 
         task = rpc.start(call_tool(self.rv.ctx(), params, self.session), done)
         if task is not None:

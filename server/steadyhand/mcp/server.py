@@ -111,7 +111,7 @@ class Local:
         self.ctx = ToolContext(
             settings=settings,
             roots=Roots((), settings.allowed_paths, settings.deny_globs),
-            sessions=SessionRegistry(settings.max_tracked_files),
+            sessions=SessionRegistry(settings.max_tracked_files, settings.max_sessions),
             store=ContentStore(settings.content_store_bytes, settings.content_store_max_file_bytes),
             syscalls=syscalls,
             world=DiskWorld(syscalls, fsync=settings.fsync, links_ok=settings.allow_hard_links),
@@ -126,7 +126,7 @@ class Local:
 
         s = self.ctx.settings
         self.ctx.roots = Roots.of(roots, s.allowed_paths, s.deny_globs, s.allow_hard_links)
-        configure(self.ctx, list(self.ctx.roots.workspace))
+        configure(self.ctx, list(self.ctx.roots.workspace + self.ctx.roots.allowed))
         log.info("roots: %s", ", ".join(self.ctx.roots.workspace))
 
 
@@ -536,7 +536,10 @@ async def _serve(options: Options) -> int:
         idle.message()
         server.on_line(line)
 
-    framer = rpc.LineFramer(on_line, server.on_close)
+    def too_long() -> None:
+        server.fail(None, rpc.PARSE_ERROR, rpc.TOO_LONG)
+
+    framer = rpc.LineFramer(on_line, server.on_close, on_too_long=too_long)
     transport: asyncio.BaseTransport | None = None
     # Windows: a host's pipes are not overlapped, so the proactor cannot read them
     if sys.platform != "win32" and _is_pipe_or_socket(stdin.fileno()):

@@ -666,3 +666,31 @@ def known_added_text(old_view: str, new_view: str) -> str | None:
     if last is not None and last.old is old_view and last.new is new_view:
         return "\n".join(last.plus)
     return None
+
+
+def cut_diff(diff: str, max_bytes: int) -> tuple[str, int]:
+    """``diff`` (from :func:`unified`) as a result may carry it: whole when it holds at
+    most ``max_bytes`` bytes of UTF-8, else its headers and the first hunks that fit, so
+    that what is kept is still a diff that applies ("" when not even the first hunk
+    fits). Returns that and how many hunks were left out."""
+    if len(diff) * 4 <= max_bytes or len(diff.encode("utf-8", "surrogatepass")) <= max_bytes:
+        return diff, 0
+    starts = [i + 1 for i in _find_all(diff, "\n@@ ")]
+    if not starts:
+        return "", 1
+    used = len(diff[: starts[0]].encode("utf-8", "surrogatepass"))
+    bounds = [*starts, len(diff)]
+    for n, (a, b) in enumerate(itertools.pairwise(bounds)):
+        used += len(diff[a:b].encode("utf-8", "surrogatepass"))
+        if used > max_bytes:
+            return (diff[:a].rstrip("\n") if n else ""), len(starts) - n
+    return diff, 0
+
+
+def _find_all(text: str, sub: str) -> list[int]:
+    out: list[int] = []
+    i = text.find(sub)
+    while i >= 0:
+        out.append(i)
+        i = text.find(sub, i + 1)
+    return out

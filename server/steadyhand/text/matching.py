@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.lists import list_fields
 from steadyhand.text.chars import DASHES, ELLIPSIS, INVISIBLES, ODD_SPACES, normalize_quotes
 from steadyhand.text.lines import to_view
 from steadyhand.text.splices import Splice
@@ -870,7 +871,7 @@ def plan_edit(
                 "surrounding lines to old_string so it matches exactly one place, or set "
                 "replace_all to true to change all of them."
             )
-        raise ToolError(ErrorCode.AMBIGUOUS, what, matches=count, lines=lines)
+        raise ToolError(ErrorCode.AMBIGUOUS, what, matches=count, **list_fields("lines", lines))
     if expected_replacements is not None and len(cands) != expected_replacements:
         lines = line_numbers(view, found.spans)
         n = len(cands)
@@ -881,7 +882,7 @@ def plan_edit(
             f"{expected_replacements}, so nothing was changed. Adjust old_string or "
             "expected_replacements.",
             matches=n,
-            lines=lines,
+            **list_fields("lines", lines),
             expected=expected_replacements,
         )
     new_lf = to_view(new)

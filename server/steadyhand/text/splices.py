@@ -214,3 +214,20 @@ def _breaks_unmerged(raw: str, splices: list[Splice]) -> list[Splice]:
             text = "\r" + text
         out.append(sp if text is sp.text else Splice(sp.start, sp.end, text))
     return out
+
+
+def coalesce(text: str, splices: Sequence[Splice], most: int) -> list[Splice]:
+    """At most ``most`` splices that make the same change to ``text`` as ``splices``
+    (ordered, not overlapping): runs of neighbours are merged into one, which also
+    rewrites, unchanged, the text between them."""
+    if len(splices) <= most:
+        return list(splices)
+    per = -(-len(splices) // most)
+    out: list[Splice] = []
+    for i in range(0, len(splices), per):
+        group = splices[i : i + per]
+        parts = [group[0].text]
+        for prev, sp in itertools.pairwise(group):
+            parts += (text[prev.end : sp.start], sp.text)
+        out.append(Splice(group[0].start, group[-1].end, "".join(parts)))
+    return out

@@ -23,7 +23,8 @@ from steadyhand.history.changes import (
     later_changes,
     list_changes,
 )
-from steadyhand.history.store import Checkpoint, HistoryStore, Version
+from steadyhand.history.store import Checkpoint, Version
+from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import ChangeParams, ChangesParams, UndoParams
 from steadyhand.protocol.results import Result, success
@@ -45,6 +46,8 @@ from steadyhand.tools.versions import (
 )
 
 DEFAULT_CHANGES_LIMIT = 50
+#: The most changes one listing shows, whatever ``limit`` asks for.
+MAX_CHANGES_LIMIT = 100
 #: ``change`` answers texts of up to this many bytes each; larger ones are ``too_large``.
 CHANGE_MAX_BYTES = 4 * 1024 * 1024
 #: A diff is quoted in a message up to this many characters (it is always in ``diff``).
@@ -96,7 +99,7 @@ def _is_current(ctx: ToolContext, v: Version) -> bool:
         return False
 
 
-def _restorable(store: HistoryStore, v: Version, latest: bool, following: Version | None) -> bool:
+def _restorable(store: History, v: Version, latest: bool, following: Version | None) -> bool:
     """Whether the texts taking ``v`` back needs are kept: the one before it, and, for
     an earlier change, the one it left (which the merge starts from)."""
     if not before_kept(store, v):
@@ -124,7 +127,7 @@ def changes(ctx: ToolContext, p: ChangesParams) -> Result:
         if found is None:
             raise _unknown_checkpoint(store, p.since, p.session)
         after, since = found
-    limit = p.limit or DEFAULT_CHANGES_LIMIT
+    limit = min(p.limit or DEFAULT_CHANGES_LIMIT, MAX_CHANGES_LIMIT)
     listing = list_changes(store.entries, session=p.session, path=folder, after=after, limit=limit)
     items: list[dict[str, object]] = []
     lines: list[str] = []
@@ -160,7 +163,13 @@ def changes(ctx: ToolContext, p: ChangesParams) -> Result:
         )
     head = f"{listing.total} change(s) recorded{where}, newest first"
     if listing.total > len(items):
-        head += f" (showing {len(items)}; pass limit for more)"
+        if limit < (p.limit or 0):  # the most one listing shows
+            head += (
+                f" (showing the newest {len(items)}, the most one listing shows; pass path "
+                "or since to narrow it)"
+            )
+        else:
+            head += f" (showing {len(items)}; pass limit for more)"
     cps = ""
     if listing.checkpoints:
         named_cps = [
@@ -179,7 +188,7 @@ def changes(ctx: ToolContext, p: ChangesParams) -> Result:
     return success(message, changes=items, total=listing.total, checkpoints=checkpoints)
 
 
-def _unknown_checkpoint(store: HistoryStore, name: str, session: str | None) -> ToolError:
+def _unknown_checkpoint(store: History, name: str, session: str | None) -> ToolError:
     known = [
         c.id + (f" ({c.label!r})" if c.label else "")
         for c in store.entries
@@ -195,7 +204,7 @@ def _unknown_checkpoint(store: HistoryStore, name: str, session: str | None) -> 
     )
 
 
-def _find(store: HistoryStore, change_id: str) -> Version:
+def _find(store: History, change_id: str) -> Version:
     v = find_version(store, change_id)
     if v is None:
         raise ToolError(
@@ -261,7 +270,7 @@ def change(ctx: ToolContext, p: ChangeParams) -> Result:
     return success(message, **fields, before=before, after=after, diff=diff, **sizes)
 
 
-def _checkpoint_before(store: HistoryStore, v: Version) -> Checkpoint | None:
+def _checkpoint_before(store: History, v: Version) -> Checkpoint | None:
     """The latest checkpoint of ``v``'s session before ``v``."""
     found: Checkpoint | None = None
     for e in store.entries:
@@ -348,7 +357,7 @@ def _later_names(later: list[Version]) -> str:
 
 async def _revert(
     ctx: ToolContext,
-    store: HistoryStore,
+    store: History,
     v: Version,
     later: list[Version],
     acting: str,
@@ -471,7 +480,7 @@ async def _apply_revert(
     )
     if applied.note:
         message += " " + applied.note
-    if "diff" not in fields:
+    if omitted_note(fields):
         message += " " + omitted_note(fields)
     return success(
         message,

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import is_read_only, protected_pattern
-from steadyhand.history.store import Checkpoint, HistoryStore, Version
+from steadyhand.history.store import Checkpoint, Version
+from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.lists import MAX_LISTED, MAX_NAMED, list_fields, listed, named
 from steadyhand.protocol.params import CheckpointParams, RewindParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.tasks import run_to_end
@@ -64,7 +66,7 @@ class _Plan:
     encoding: str
 
 
-def _find(store: HistoryStore, p: RewindParams) -> tuple[int, Checkpoint]:
+def _find(store: History, p: RewindParams) -> Checkpoint:
     found = store.find_checkpoint(p.session, p.checkpoint)
     if found is None:
         known = [
@@ -84,9 +86,10 @@ def _mine(changes: list[Version], session: str) -> set[str]:
     return {v.path for v in changes if v.session == session}
 
 
-def _position(store: HistoryStore, cp: Checkpoint, session: str) -> int:
-    position = store.position(cp.id)
-    if position is None:
+def _changes(store: History, cp: Checkpoint, session: str) -> list[Version]:
+    """Every change recorded since ``cp`` (in every folder's store)."""
+    changes = store.changes_since(cp)
+    if changes is None:
         raise ToolError(
             ErrorCode.NO_HISTORY,
             f"Checkpoint {cp.id} of session {session!r} is no longer in the history (it "
@@ -94,11 +97,11 @@ def _position(store: HistoryStore, cp: Checkpoint, session: str) -> int:
             "file to see the versions still kept, and undo them one by one.",
             checkpoint=cp.id,
         )
-    return position
+    return changes
 
 
 def _plan_file(
-    ctx: ToolContext, store: HistoryStore, session: str, path: str, changes: list[Version]
+    ctx: ToolContext, store: History, session: str, path: str, changes: list[Version]
 ) -> _Plan | str:
     """What to do for one file, or why it is skipped."""
     try:  # the rules of today apply: confinement, deny globs, links swapped in since
@@ -132,7 +135,7 @@ def _plan_file(
 
 async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
     store = require_history(ctx)
-    position, cp = _find(store, p)
+    cp = _find(store, p)
     if is_read_only(ctx, p.session):
         raise ToolError(
             ErrorCode.READ_ONLY,
@@ -140,7 +143,7 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
             "nothing was rewound. Report what you would restore instead.",
             session=p.session,
         )
-    locked = _mine(store.changes_since(position), p.session)
+    locked = _mine(_changes(store, cp, p.session), p.session)
     named = f" ({cp.label!r})" if cp.label else ""
     if not locked:
         return success(
@@ -159,7 +162,7 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
         refresh(store)
         # While the locks were awaited, another server sharing the store may have
         # compacted the index, which moves every entry: find the checkpoint again.
-        changes = store.changes_since(_position(store, cp, p.session))
+        changes = _changes(store, cp, p.session)
         plans: list[_Plan] = []
         skipped: list[dict[str, str]] = []
         unchanged: list[str] = []
@@ -195,6 +198,11 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
     lines += [f"- deleted {x} (this session created it)" for x in deleted]
     lines += [f"- unchanged {x} (already as at the checkpoint)" for x in unchanged]
     lines += [f"- skipped {s['path']}: {s['reason']}" for s in skipped]
+    lines, more = listed(lines, MAX_NAMED)
+    if more:
+        lines.append(
+            f"- and {more:,} more (the result's fields list them, up to {MAX_LISTED} each)"
+        )
     head = (
         f"Rewound session {p.session!r} to checkpoint {cp.id}{named}: {len(restored)} "
         f"restored, {len(deleted)} deleted, {len(skipped)} skipped."
@@ -211,11 +219,11 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
     return success(
         head + "\n" + "\n".join(lines),
         checkpoint=cp.id,
-        restored=restored,
-        deleted=deleted,
-        skipped=skipped,
-        unchanged=unchanged,
-        not_on_disk=sorted(buffer_only),
+        **list_fields("restored", restored),
+        **list_fields("deleted", deleted),
+        **list_fields("skipped", skipped),
+        **list_fields("unchanged", unchanged),
+        **list_fields("not_on_disk", sorted(buffer_only)),
         **diff,
     )
 
@@ -275,13 +283,13 @@ async def _apply_all(
             "Every file it had already restored was put back, so nothing was changed."
             if not stuck
             else f"These files could not be put back and hold their checkpoint version: "
-            f"{', '.join(stuck)} (their newer content is in history: undo brings it back)."
+            f"{named(stuck)} (their newer content is in history: undo brings it back)."
         )
         raise ToolError(
             err.code,
             f"Rewind stopped at {failed}: {err.message} {outcome}",
             path=failed,
-            not_rolled_back=stuck,
+            **list_fields("not_rolled_back", stuck),
         ) from err
     restored = [x.path for x in done if x.text is not None]
     deleted = [x.path for x in done if x.text is None]

@@ -21,7 +21,7 @@ async def create_file(target: Target, content: str) -> Result:
     lines = count_lines(view)
     size = len(change.data)
     diff = target.diff_fields(whole_diff("", view, name=path), lines)
-    note = " " + omitted_note(diff) if "diff" not in diff else ""
+    note = " " + omitted_note(diff) if omitted_note(diff) else ""
     # An edit's fields: what it replaced (nothing: one exact insertion) and the diff.
     as_edit: dict[str, object] = {}
     if tool != "write":

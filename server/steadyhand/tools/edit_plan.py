@@ -16,6 +16,7 @@ from steadyhand.documents.snapshot import (
 )
 from steadyhand.guards.secrets import Finding
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.lists import list_fields
 from steadyhand.protocol.results import Result, success
 from steadyhand.state.file_state import FileRecord, Range, missing_lines, shift_ranges
 from steadyhand.text.diff import splices_diff, stat, whole_diff
@@ -230,7 +231,7 @@ def shown_lines(
         what + step,
         path=snap.path,
         lines=[where[0], where[1]],
-        unseen=[[a, b] for a, b in gaps],
+        **list_fields("unseen", [[a, b] for a, b in gaps]),
     )
 
 
@@ -349,7 +350,7 @@ async def apply_plan(
     if applied.note:
         head += " " + applied.note
     fields = target.diff_fields(diff, total_lines(after))
-    if "diff" not in fields:
+    if omitted_note(fields):
         head += " " + omitted_note(fields)
     message = f"{head}\n{shown_snippet}"
     return success(
@@ -391,7 +392,9 @@ def _dry_run_result(
         head += " " + secrets_warning(findings)
     fields = target.diff_fields(diff, count_lines(new_view))
     if "diff" in fields:
-        shown = diff
+        shown = str(fields["diff"])  # whole, or cut to whole hunks (then a note says so)
+        if omitted_note(fields):
+            head += " " + omitted_note(fields)
     else:  # the new text at the places it would change, as an edit's answer shows it
         head += " " + omitted_note(fields)
         shown = changed_snippet(snap.view, new_view, plan.splices, lines)

@@ -17,6 +17,7 @@ from steadyhand.documents.snapshot import Snapshot, mixed_view
 from steadyhand.formats import notebook as nb_fmt
 from steadyhand.guards.protected import check_writable
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.lists import list_fields, named
 from steadyhand.protocol.params import NotebookEditParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.state.file_state import (
@@ -50,15 +51,15 @@ def _named_cell(nb: nb_fmt.Notebook, path: str, name: str) -> nb_fmt.CellSpan:
     ref = nb.lookup(name)
     if len(ref.cells) > 1:
         where = [c.index for c in ref.cells]
-        names = " or ".join(f"cell-{i}" for i in where)
+        names = named([f"cell-{i}" for i in where], joiner=" or ")
         raise ToolError(
             ErrorCode.AMBIGUOUS,
             f"{len(where)} cells of {path} have the id {name!r} (cells "
-            f"{', '.join(map(str, where))}), so it does not say which one to change. Name "
-            f"the one you mean by its position instead: {names}.",
+            f"{named([str(i) for i in where])}), so it does not say which one to change. "
+            f"Name the one you mean by its position instead: {names}.",
             path=path,
             matches=len(where),
-            cells=where,
+            **list_fields("cells", where),
         )
     if not ref.cells:
         raise ToolError(
@@ -320,7 +321,7 @@ async def _apply(
         head += " " + _renumbered_note(moved)
     if applied.note:
         head += " " + applied.note
-    if fields.get("diff_omitted"):
+    if omitted_note(fields):
         head += " " + omitted_note(fields)
     return success(
         head,

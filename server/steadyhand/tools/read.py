@@ -16,7 +16,7 @@ from steadyhand.protocol.params import ReadParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.state.file_state import merge_ranges
 from steadyhand.state.staleness import is_stale
-from steadyhand.text.render import estimate_tokens, number_lines
+from steadyhand.text.render import estimate_tokens, number_lines_within
 from steadyhand.tools import read_formats as formats
 from steadyhand.tools.records import file_unchanged, record_for, remember
 from steadyhand.tools.suggest import not_found
@@ -126,11 +126,15 @@ def _read_snapshot(
             **fields,
         )
     end = min(total, start + limit - 1)
-    body, cut = number_lines(lines[start - 1 : end], start, s.max_line_chars)
+    window = lines[start - 1 : end]
+    # The window stops at the byte cap of one answer.
+    body, cut, fit = number_lines_within(window, start, s.max_line_chars, s.max_read_bytes)
+    capped = fit < len(window)
+    end = start + fit - 1
     if whole and estimate_tokens(body) > s.max_read_tokens:
         raise formats.outline_snapshot(ctx, p, snap, estimate_tokens(body))
     session.put(record_for(snap, merge_ranges(base_shown, (start, end)), key, remember(ctx, snap)))
-    notes = _notes(snap, start, end, total, cut)
+    notes = _notes(snap, start, end, total, cut, s.max_read_bytes if capped else None)
     message = body + ("\n\n" + " ".join(notes) if notes else "")
     return success(
         message,
@@ -156,11 +160,20 @@ def _fields(snap: Snapshot, total: int) -> dict[str, object]:
     return f
 
 
-def _notes(snap: Snapshot, start: int, end: int, total: int, cut: bool) -> list[str]:
+def _capped(max_bytes: int | None) -> str:
+    """The note's words for a window cut at the byte cap of one answer."""
+    if max_bytes is None:
+        return ""
+    return f" (more lines would pass the {max_bytes:,}-byte limit of one read)"
+
+
+def _notes(
+    snap: Snapshot, start: int, end: int, total: int, cut: bool, capped: int | None = None
+) -> list[str]:
     notes: list[str] = []
     if end < total or start > 1:
         more = f" To read more, call read with offset={end + 1}." if end < total else ""
-        notes.append(f"(Showing lines {start}-{end} of {total}.{more})")
+        notes.append(f"(Showing lines {start}-{end} of {total}{_capped(capped)}.{more})")
     if cut:
         notes.append("(Some long lines were cut; the marker shows how much.)")
     if snap.source == "buffer" and snap.unsaved:
@@ -188,6 +201,7 @@ async def _read_large(ctx: ToolContext, p: ReadParams, rp: ResolvedPath, start: 
             rp.path,
             start,
             limit,
+            s.max_read_bytes,
             links_ok=ctx.roots.allow_hard_links,
             expect=identity(rp.stat),
         )
@@ -209,8 +223,12 @@ async def _read_large(ctx: ToolContext, p: ReadParams, rp: ResolvedPath, start: 
     if same and prev is not None and not prev.stale and prev.last_read == key:
         return file_unchanged(rp.path, start, fields, what="these lines")
     base = prev.shown if (same and prev is not None) else ()
-    end = min(total, start + limit - 1)
-    shown = merge_ranges(base, (start, end)) if win.lines else base
+    # The window stops at the byte cap of one answer (the reader keeps no more than that).
+    body, cut, fit = number_lines_within(win.lines, start, s.max_line_chars, s.max_read_bytes)
+    shown_lines = win.lines[:fit]
+    capped = fit < len(win.lines) or win.capped
+    end = start + len(shown_lines) - 1
+    shown = merge_ranges(base, (start, end)) if shown_lines else base
     session.put(
         FileRecord(
             path=rp.path,
@@ -223,10 +241,10 @@ async def _read_large(ctx: ToolContext, p: ReadParams, rp: ResolvedPath, start: 
             line_ending=style,
             total_lines=total,
             shown=shown,
-            last_read=key if win.lines else None,
+            last_read=key if shown_lines else None,
         )
     )
-    if not win.lines:
+    if not shown_lines:
         return success(
             f"{rp.path} has only {total} line(s), so offset {start} is past its end. "
             f"Read with an offset between 1 and {total}.",
@@ -235,11 +253,11 @@ async def _read_large(ctx: ToolContext, p: ReadParams, rp: ResolvedPath, start: 
             num_lines=0,
             **fields,
         )
-    body, cut = number_lines(win.lines, start, s.max_line_chars)
-    end = start + len(win.lines) - 1
     more = f" To read more, call read with offset={end + 1}." if end < total else ""
+    limited = _capped(s.max_read_bytes if capped and end < total else None)
     notes = [
-        f"(Showing lines {start}-{end} of {total} of a large file: {win.st.st_size:,} bytes.{more})"
+        f"(Showing lines {start}-{end} of {total} of a large file: {win.st.st_size:,} "
+        f"bytes{limited}.{more})"
     ]
     if cut:
         notes.append("(Some long lines were cut; the marker shows how much.)")
@@ -247,7 +265,7 @@ async def _read_large(ctx: ToolContext, p: ReadParams, rp: ResolvedPath, start: 
         body + "\n\n" + " ".join(notes),
         type="text",
         start_line=start,
-        num_lines=len(win.lines),
+        num_lines=len(shown_lines),
         truncated_lines=cut,
         **fields,
     )

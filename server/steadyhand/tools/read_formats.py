@@ -10,6 +10,7 @@ read-before-write and staleness rules hold for these files too.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 
 from steadyhand.context import ToolContext
@@ -35,6 +36,8 @@ IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 PDF_SUFFIX = ".pdf"
 #: Image outputs delivered by one notebook read, at most.
 MAX_NOTEBOOK_IMAGES = 8
+#: Cells shown by one notebook read, at most (each has an entry in ``cells``).
+MAX_CELLS = 500
 
 
 def kind_by_name(path: str) -> str | None:
@@ -285,6 +288,14 @@ async def _read_pdf(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> Result
         )
     body = pdf_fmt.render(pages, count)
     tokens = estimate_tokens(body)
+    if tokens > s.max_read_tokens and len(pages) == 1:
+        # One page over the limit cannot be read in fewer pages: its text is cut.
+        page = pages[0]
+        room = max(1, 4 * s.max_read_tokens - 256)  # the page's head line and the marker
+        cut = _cut_text(page.text, room, s.max_read_bytes, "page")
+        pages = [dataclasses.replace(page, text=cut)]
+        body = pdf_fmt.render(pages, count)
+        tokens = estimate_tokens(body)
     if tokens > s.max_read_tokens:
         fit = max(1, len(pages) * s.max_read_tokens // tokens)
         first = numbers[0]
@@ -393,8 +404,10 @@ async def _read_notebook(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> R
     last = start - 1
     for cell in nb.cells[start - 1 : end]:
         text, imgs = nb_fmt.render_cell(cell, p.include_images)
+        if not parts:  # the first cell is shown even alone over the limit: cut
+            text = _cut_text(text, 4 * s.max_read_tokens, s.max_read_bytes, "cell")
         cost = estimate_tokens(text)
-        if parts and used + cost > s.max_read_tokens:
+        if parts and (used + cost > s.max_read_tokens or len(parts) == MAX_CELLS):
             break
         parts.append(text)
         outputs.extend(imgs)
@@ -405,7 +418,13 @@ async def _read_notebook(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> R
     images = await asyncio.to_thread(_deliver_outputs, ctx, path, outputs)
     notes: list[str] = []
     if last < total:
-        why = " (the rest would pass the token limit)" if last < end else ""
+        why = ""
+        if last < end:
+            why = (
+                f" (one read shows at most {MAX_CELLS} cells)"
+                if last - start + 1 == MAX_CELLS
+                else " (the rest would pass the token limit)"
+            )
         notes.append(
             f"(Showing cells {start}-{last} of {total}{why}. To read more, call read with "
             f"offset={last + 1}; offset and limit count cells in a notebook.)"
@@ -436,6 +455,24 @@ async def _read_notebook(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> R
     if p.include_images:
         result["images"] = images
     return result
+
+
+def _cut_text(text: str, max_chars: int, max_bytes: int, what: str) -> str:
+    """``text`` (a rendered cell, a page's text) cut to ``max_chars`` characters and
+    ``max_bytes`` bytes of UTF-8, with a marker saying how much was left out."""
+    keep = text[:max_chars]
+    if not keep.isascii():
+        data = keep.encode("utf-8", "surrogatepass")
+        if len(data) > max_bytes:
+            keep = data[:max_bytes].decode("utf-8", "ignore")
+    elif len(keep) > max_bytes:
+        keep = keep[:max_bytes]
+    if len(keep) == len(text):
+        return text
+    return (
+        f"{keep}\n… [{what} cut here: {len(text) - len(keep):,} more characters, over the "
+        "limit of one read] …"
+    )
 
 
 def _deliver_outputs(

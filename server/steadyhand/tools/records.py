@@ -9,7 +9,7 @@ from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.results import Result, success
 from steadyhand.state.file_state import FileRecord, Range, Session, ranges_through
 from steadyhand.state.staleness import is_stale
-from steadyhand.text.diff import changed_ranges, changed_runs, whole_diff
+from steadyhand.text.diff import changed_ranges, changed_runs, cut_diff, whole_diff
 from steadyhand.text.lines import EndingStats, line_ending_name
 
 
@@ -123,7 +123,9 @@ def diff_fields(
     :data:`CHANGED_RANGES_MAX`, then ``changed_more``). An agent that made a change knows
     what it wrote; echoing a long diff back would cost its model the same again."""
     if include_diff or not diff or short_diff(ctx, diff):
-        return {"diff": diff}
+        # even asked for, a diff holds at most maxReadBytes: its first whole hunks
+        kept, left_out = cut_diff(diff, ctx.settings.max_read_bytes)
+        return {"diff": kept, "diff_cut": left_out} if left_out else {"diff": diff}
     ranges = changed_ranges(diff, new_total)
     out: dict[str, object] = {
         "diff_omitted": True,
@@ -136,6 +138,12 @@ def diff_fields(
 
 def omitted_note(fields: dict[str, object]) -> str:
     """The sentence a message carries when its diff was left out ("" when it was not)."""
+    cut = fields.get("diff_cut")
+    if cut:
+        return (
+            f"(The diff is cut to what fits in one answer: {cut:,} more hunk(s) are left "
+            "out; read the file to see the rest.)"
+        )
     if not fields.get("diff_omitted"):
         return ""
     return "(The diff is long, so it was left out: pass include_diff: true to get it.)"

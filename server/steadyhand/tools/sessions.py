@@ -7,6 +7,7 @@ import difflib
 from steadyhand.context import ToolContext
 from steadyhand.protocol.commands import DEFAULT_SESSION
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol.lists import list_fields, named
 from steadyhand.protocol.params import CloseParams, ForkParams
 from steadyhand.protocol.results import Result, success
 
@@ -16,24 +17,31 @@ def _exists(ctx: ToolContext, name: str) -> bool:
     return name == DEFAULT_SESSION or ctx.sessions.exists(name)
 
 
-def _known(ctx: ToolContext) -> str:
-    names = sorted({DEFAULT_SESSION, *(s.name for s in ctx.sessions)})
-    return ", ".join(repr(n) for n in names)
+def _known(ctx: ToolContext) -> list[str]:
+    """Every session's name: the default first, then the most recently used."""
+    return [DEFAULT_SESSION, *(n for n in ctx.sessions.names() if n != DEFAULT_SESSION)]
 
 
 def fork(ctx: ToolContext, p: ForkParams) -> Result:
     if not _exists(ctx, p.parent):
-        close = difflib.get_close_matches(
-            p.parent, [DEFAULT_SESSION, *(s.name for s in ctx.sessions)], n=1, cutoff=0.6
-        )
+        known = _known(ctx)
+        close = difflib.get_close_matches(p.parent, known, n=1, cutoff=0.6)
         hint = f" Did you mean {close[0]!r}?" if close else ""
+        listing = named([repr(n) for n in known])
+        dropped = (
+            " Sessions unused for a while are dropped beyond the maxSessions setting"
+            f" ({ctx.sessions.max_sessions:,}): one of them may have been."
+            if ctx.sessions.dropped
+            else ""
+        )
         raise ToolError(
             ErrorCode.NOT_FOUND,
-            f"There is no session {p.parent!r} to fork from.{hint} Known sessions: "
-            f"{_known(ctx)}. Pass one of them as `parent` (a session exists once a call "
-            "used it).",
+            f"There is no session {p.parent!r} to fork from.{hint} Known sessions "
+            f"(most recently used first): {listing}. Pass one of them as `parent` (a "
+            f"session exists once a call used it).{dropped}",
             session=p.session,
             parent=p.parent,
+            **list_fields("sessions", known),
         )
     if _exists(ctx, p.session):
         raise ToolError(
@@ -46,7 +54,7 @@ def fork(ctx: ToolContext, p: ForkParams) -> Result:
         )
     existed = ctx.sessions.exists(p.parent)
     # A fork of a read-only session is read-only too: forking never widens what it may
-    # do; nor does reusing the name of a read-only session that was closed.
+    # do; nor does reusing the name of a read-only session that was closed or dropped.
     inherited = ctx.sessions.is_read_only(p.parent)
     before = ctx.sessions.is_read_only(p.session)
     child = ctx.sessions.fork(p.session, p.parent, read_only=p.read_only or inherited)
@@ -61,7 +69,10 @@ def fork(ctx: ToolContext, p: ForkParams) -> Result:
         if inherited and not p.read_only:
             why = f", like its parent {p.parent!r}"
         elif before and not p.read_only:
-            why = " (a session of that name was read-only before, and its name stays so)"
+            why = (
+                " (a read-only session of that name was closed or dropped while idle, and "
+                "its name stays read-only)"
+            )
         return success(
             f"Session {p.session!r} starts {what}. It is read-only{why}: it may read files, "
             "and every change it asks for is refused with read_only.",

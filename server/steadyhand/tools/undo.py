@@ -10,7 +10,8 @@ from __future__ import annotations
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import check_writable
-from steadyhand.history.store import HistoryStore, Version
+from steadyhand.history.store import Version
+from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import HistoryParams, UndoParams
 from steadyhand.protocol.results import Result, success
@@ -31,9 +32,11 @@ from steadyhand.tools.versions import (
 )
 
 DEFAULT_HISTORY_LIMIT = 20
+#: The most versions one history listing shows, whatever ``limit`` asks for.
+MAX_HISTORY_LIMIT = 100
 
 
-def version_fields(store: HistoryStore, v: Version, current: bool) -> dict[str, object]:
+def version_fields(store: History, v: Version, current: bool) -> dict[str, object]:
     return {
         "id": v.id,
         "time": iso(v.time),
@@ -74,7 +77,7 @@ def history(ctx: ToolContext, p: HistoryParams) -> Result:
         now = current_content(ctx, rp.path, left_by=versions[-1])
     except ToolError as err:  # the versions are listed all the same; none is current
         now, odd = None, not_text(err)
-    limit = p.limit or DEFAULT_HISTORY_LIMIT
+    limit = min(p.limit or DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT)
     newest = list(reversed(versions))[:limit]
     lines: list[str] = []
     fields: list[dict[str, object]] = []
@@ -92,7 +95,8 @@ def history(ctx: ToolContext, p: HistoryParams) -> Result:
         )
     head = f"{len(versions)} change(s) Steadyhand made to {rp.path}{who}, newest first"
     if len(versions) > len(newest):
-        head += f" (showing {len(newest)})"
+        most = " (the most one listing shows)" if limit < (p.limit or 0) else ""
+        head += f" (showing the newest {len(newest)}{most})"
     tail = ""
     if odd:
         tail = (
@@ -140,7 +144,7 @@ async def undo(ctx: ToolContext, p: UndoParams) -> Result:
 
 async def undo_version(
     ctx: ToolContext,
-    store: HistoryStore,
+    store: History,
     path: str,
     v: Version,
     acting: str,
@@ -256,6 +260,6 @@ async def _restore(
     message = f"Restored {path} to the version before {who}{change}. Call undo again to redo it."
     if applied.note:
         message += " " + applied.note
-    if fields.get("diff_omitted"):
+    if omitted_note(fields):
         message += " " + omitted_note(fields)
     return success(message, **fields, session=acting, via=applied.via, on_disk=applied.on_disk)

@@ -10,7 +10,8 @@ from steadyhand.apply.history import encoding_from_label
 from steadyhand.change import Applied, Change
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, from_raw_anyway
-from steadyhand.history.store import HistoryStore, Version
+from steadyhand.history.store import Version
+from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.text.encoding import BinaryContent
 from steadyhand.tools.mutation import commit, encode
@@ -19,7 +20,7 @@ from steadyhand.tools.mutation import commit, encode
 DIFF_MAX_CHARS = 200_000
 
 
-def require_history(ctx: ToolContext) -> HistoryStore:
+def require_history(ctx: ToolContext) -> History:
     store = ctx.history
     if store is None:
         raise ToolError(
@@ -31,7 +32,7 @@ def require_history(ctx: ToolContext) -> HistoryStore:
     return store
 
 
-def refresh(store: HistoryStore) -> None:
+def refresh(store: History) -> None:
     """Read what was appended to the index; an unusable store is ``io_error``."""
     try:
         store.refresh()
@@ -39,7 +40,7 @@ def refresh(store: HistoryStore) -> None:
         raise store_failed(store, exc) from exc
 
 
-def store_failed(store: HistoryStore, exc: OSError) -> ToolError:
+def store_failed(store: History, exc: OSError) -> ToolError:
     return ToolError(
         ErrorCode.IO_ERROR,
         f"The history store in {store.root} cannot be used ({exc.strerror or exc}), so "
@@ -107,7 +108,7 @@ def untouched(v: Version, now: Snapshot | None) -> bool:
     return v.after_view is not None and now.view_hash == v.after_view
 
 
-def restorable(store: HistoryStore, v: Version) -> bool:
+def restorable(store: History, v: Version) -> bool:
     return not v.existed or store.has(v.before)
 
 

@@ -58,7 +58,7 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             "removed": ds.removed,
             **target.diff_fields(diff, after_lines),
         }
-        note = " " + omitted_note(fields) if fields.get("diff_omitted") else ""
+        note = " " + omitted_note(fields) if omitted_note(fields) else ""
         if p.dry_run:
             same = " (it already holds exactly this content)" if content == snap.raw else ""
             findings = await preview(ctx, change)

@@ -563,3 +563,23 @@ def test_take_back_anyway_is_offered_only_where_force_applies(scenario: dict[str
     shown = [t for t in s["conflictToasts"] if "cannot be taken back on its own" in t]
     assert shown, s["conflictToasts"]
     assert not any("Take back anyway" in t for t in s["conflictToasts"]), s["conflictToasts"]
+
+
+def test_a_warm_start_answers_the_first_command_and_its_time_is_published(
+    scenario: dict[str, Any],
+) -> None:
+    """The cold start a user meets in VS Code: activation, and a restart of the server with
+    its environment in place to the first answered command. The figures are written to
+    bench/results/vscode-start.json for docs/performance.md (no timing is asserted here)."""
+    s = _step(scenario, "warmStart")
+    assert s["read"].get("ok") is True, s["read"]
+    activated = _step(scenario, "activate")
+    figures = {
+        "activate_ms": activated["activateMs"],
+        "first_ready_ms": activated["readyMs"],
+        "warm_restart_to_first_answer_ms": s["restartToFirstAnswerMs"],
+        "vscode": activated.get("vscodeVersion"),
+    }
+    out = REPO / "bench" / "results" / "vscode-start.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(figures, indent=1) + "\n")

@@ -93,8 +93,9 @@ async def rewind(ctx: ToolContext, cp: str, session: str = "default") -> Result:
 
 
 def _store(ctx: ToolContext) -> HistoryStore:
+    """The store of the workspace folder (changes to its files are recorded there)."""
     assert ctx.history is not None
-    return ctx.history
+    return ctx.history.stores[0]
 
 
 # -- content that cannot be kept -----------------------------------------------------

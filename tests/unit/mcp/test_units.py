@@ -99,3 +99,25 @@ async def test_arguments_that_are_not_an_object_are_a_tool_error() -> None:
         assert answer["isError"] is True
         assert answer["structuredContent"]["error"] == "invalid_params"
         assert "`arguments` must be one JSON object" in answer["content"][0]["text"]
+
+
+def test_a_line_over_the_limit_is_dropped_and_the_next_ones_read() -> None:
+    """A host (or anything else) sending a line that never ends cannot grow the server's
+    memory without bound: past the limit the line is dropped, said once, and reading goes
+    on at the next line."""
+    from steadyhand.mcp.protocol import LineFramer
+
+    lines: list[bytes] = []
+    too_long: list[int] = []
+    framer = LineFramer(
+        lines.append, lambda exc: None, on_too_long=lambda: too_long.append(1), max_line=16
+    )
+    framer.data_received(b'{"a":1}\n{"b":')
+    framer.data_received(b"x" * 10)
+    framer.data_received(b"y" * 10)  # over 16 bytes, still no line end
+    framer.data_received(b"z" * 100)
+    framer.data_received(b'zz\n{"c":3}\n')
+    framer.data_received(b"w" * 40 + b"\n")  # one chunk over the limit, then its end
+    framer.data_received(b'{"d":4}\n')
+    assert lines == [b'{"a":1}', b'{"c":3}', b'{"d":4}']
+    assert too_long == [1, 1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import string
 
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
@@ -131,7 +131,8 @@ _texts = st.one_of(
 
 
 @given(st.lists(_texts, max_size=30), st.integers(0, 3 * BLOCK_BYTES))
-@settings(max_examples=60)
+# texts of about 4 KB each are what this test is about: large inputs are expected
+@settings(max_examples=60, suppress_health_check=[HealthCheck.data_too_large])
 def test_the_store_gives_back_what_it_kept_or_nothing(texts: list[str], budget: int) -> None:
     store = ContentStore(budget, 1 << 20)
     kept = [(t, store.put(text_hash(t), t)) for t in texts]

@@ -87,11 +87,14 @@ async function activate(context) {
   await step('activate', async () => {
     const ext = vscode.extensions.getExtension('steadyhand.steadyhand');
     if (!ext) throw new Error('steadyhand.steadyhand is not installed');
+    const a0 = Date.now();
     api = await ext.activate();
+    const activateMs = Date.now() - a0;
     const t0 = Date.now();
     await api.ready(240000);
     const commands = await vscode.commands.getCommands(true);
     return {
+      activateMs,
       readyMs: Date.now() - t0,
       status: api.status(),
       globalStorage: path.join(path.dirname(context.globalStorageUri.fsPath), 'steadyhand.steadyhand'),
@@ -515,6 +518,17 @@ async function activate(context) {
     await sleep(1000);
     const restored = await probe('restored');
     return { before, after, restored };
+  });
+
+  // 13. A warm start: the server restarted with its environment in place, to the first
+  // answered command (what a window reload costs before an agent's first call is answered).
+  await step('warmStart', async () => {
+    const p = P('warm-start.txt');
+    fs.writeFileSync(p, 'warm\n');
+    const t0 = Date.now();
+    await vscode.commands.executeCommand('steadyhand.client.restartServer');
+    const read = await vscode.commands.executeCommand('steadyhand.read', { file_path: p });
+    return { restartToFirstAnswerMs: Date.now() - t0, read };
   });
 
   await step('final', async () => ({ status: api.status() }));
