@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from steadyhand.change import World
 from steadyhand.config import Settings
 from steadyhand.documents.snapshot import Snapshot, from_disk
+from steadyhand.fs.reader import RawFile, read_all
 from steadyhand.fs.syscalls import Syscalls
 from steadyhand.paths.resolve import ResolvedPath, Roots, resolve
 from steadyhand.state.content_store import ContentStore
@@ -53,7 +54,15 @@ class ToolContext:
     def resolve(self, file_path: str) -> ResolvedPath:
         return resolve(file_path, self.roots)
 
-    def snapshot(self, path: str) -> Snapshot:
-        """The current content: the open buffer if there is one, else the disk."""
+    def snapshot(self, path: str, *, expect: tuple[int, int] | None = None) -> Snapshot:
+        """The current content: the open buffer if there is one, else the disk (the file
+        opened checked: regular, one link unless ``allowHardLinks``, and the device and
+        inode ``expect``, when given)."""
         buf = self.world.current(path)
-        return buf if buf is not None else from_disk(path)
+        if buf is not None:
+            return buf
+        return from_disk(path, links_ok=self.roots.allow_hard_links, expect=expect)
+
+    def read_raw(self, path: str, *, expect: tuple[int, int] | None = None) -> RawFile:
+        """The file's bytes, opened checked as for :meth:`snapshot`."""
+        return read_all(path, links_ok=self.roots.allow_hard_links, expect=expect)

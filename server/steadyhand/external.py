@@ -93,7 +93,7 @@ class ExternalChanges:
             return
         if all(rec.stale for rec in records):
             return  # reported already, and nothing to mark: no need to look at the file
-        now, gone, big = _disk_now(real)
+        now, gone, big = _disk_now(real, links_ok=self.ctx.roots.allow_hard_links)
         if self.editor.written_by_us(real, now, gone):
             return  # Steadyhand's own write or deletion
         if self.ctx.sessions.mark_changed(real, now, disk_stat=big):
@@ -104,7 +104,7 @@ class ExternalChanges:
         view (its records are not marked), but the disk differs from what the buffer was
         last seen to hold: the agent is told once per new disk content, and records of
         the disk's text are marked."""
-        _, _, big = _disk_now(real, read=False)
+        _, _, big = _disk_now(real, read=False, links_ok=self.ctx.roots.allow_hard_links)
         if big is not None:
             # too large to compare with the buffer here (saving the buffer over it is
             # checked): only the agent's records of the disk's text are judged, by stat
@@ -134,12 +134,18 @@ class ExternalChanges:
         self.notify(commands.FILE_CHANGED, params)
 
 
-def _disk_now(path: str, *, read: bool = True) -> tuple[str | None, bool, tuple[int, int] | None]:
+def _disk_now(
+    path: str, *, read: bool = True, links_ok: bool = False
+) -> tuple[str | None, bool, tuple[int, int] | None]:
     """The hash of ``path``'s bytes (None: gone, unreadable, too large to hash here, or
     not ``read``), whether it is gone, and for a file larger than
-    :data:`WATCH_HASH_MAX_BYTES` its (size, mtime_ns) instead of a hash."""
+    :data:`WATCH_HASH_MAX_BYTES` its (size, mtime_ns) instead of a hash. Whatever is at
+    the path now (a FIFO, a device, a link, a file with a second name elsewhere: each
+    may have replaced the file) is looked at by ``lstat`` and opened only once checked
+    on its descriptor to be a regular file that may be read (``links_ok``: the
+    ``allowHardLinks`` setting), so nothing else is ever opened."""
     try:
-        st = os.stat(path)
+        st = os.lstat(path)
     except FileNotFoundError:
         return None, True, None
     except OSError:
@@ -149,8 +155,8 @@ def _disk_now(path: str, *, read: bool = True) -> tuple[str | None, bool, tuple[
     if not read:
         return None, False, None
     try:
-        # never blocks, never follows a link swapped in: a FIFO put there is refused
-        return content_hash(read_all(path).data), False, None
+        # never blocks, never follows a link swapped in, never opens a FIFO put there
+        return content_hash(read_all(path, links_ok=links_ok).data), False, None
     except ToolError as err:
         return None, err.code == ErrorCode.NOT_FOUND, None
 

@@ -114,13 +114,19 @@ class SteadyhandServer(LanguageServer):
     # -- settings and folders -------------------------------------------------------
 
     def workspace_paths(self) -> list[str]:
+        """The local folders of the workspace: its folders, else its root. Every URI is
+        decoded by :func:`local_path`, so one naming another host (``file://server/…``)
+        is no folder here (pygls's own root path would make ``//server/…`` of it, which
+        the system takes as the local ``/server/…``)."""
         folders = [
             path
             for path in (local_path(f.uri) for f in self.workspace.folders.values())
             if path is not None
         ]
-        if not folders and self.workspace.root_path:
-            folders = [self.workspace.root_path]
+        root_uri = self.workspace.root_uri
+        if not folders and root_uri:
+            root = local_path(root_uri)
+            folders = [root] if root is not None else []
         return folders
 
     def apply_settings(self, settings: Settings) -> None:

@@ -17,8 +17,19 @@ except ImportError:  # pragma: no cover - a dependency, but the server works wit
     orjson = None  # type: ignore[assignment]
 
 
+def _int(text: str) -> int | float:
+    """A JSON integer; one with more digits than Python converts (4,300) is taken as
+    infinitely large, as a float literal too large for a float is (``1e999``): the
+    message is still parsed and answered, and the parameter check refuses the number."""
+    try:
+        return int(text)
+    except ValueError:
+        return float("-inf") if text.startswith("-") else float("inf")
+
+
 def loads(body: bytes) -> Any:
-    """One JSON message, parsed as the standard library parses it."""
+    """One JSON message, parsed as the standard library parses it (an integer too long
+    to convert is infinitely large, so the request is still answered)."""
     if orjson is not None:
         try:
             data = orjson.loads(body)
@@ -27,7 +38,7 @@ def loads(body: bytes) -> Any:
         else:
             if not _has_float(data):
                 return data
-    return json.loads(body)
+    return json.loads(body, parse_int=_int)
 
 
 def _has_float(value: Any) -> bool:

@@ -37,9 +37,9 @@ def _bare_server(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[Any], list[
     monkeypatch.setattr(ls.protocol, "notify", lambda method, params: sent.append(params))
     real_read_all = external_mod.read_all
 
-    def counting(path: str) -> Any:
+    def counting(path: str, **kw: Any) -> Any:
         reads.append(path)
-        return real_read_all(path)
+        return real_read_all(path, **kw)
 
     monkeypatch.setattr(external_mod, "read_all", counting)
     return ls, sent, reads

@@ -28,8 +28,12 @@ def after_answer(job: Callable[[], None]) -> None:
     loop.call_soon(job)
 
 
-def write_to_disk(change: Change, syscalls: Syscalls, *, fsync: bool) -> Applied:
-    """Write the change atomically; on failure raise ``io_error`` (the old file intact)."""
+def write_to_disk(
+    change: Change, syscalls: Syscalls, *, fsync: bool, links_ok: bool = False
+) -> Applied:
+    """Write the change atomically; on failure raise ``io_error`` (the old file intact).
+    ``links_ok``: the ``allowHardLinks`` setting (else a file that has gained a second
+    name since it was checked is ``stale``)."""
     before = change.before
     # The bytes the change was checked against: someone writing the file in between
     # gets a ``stale`` refusal instead of a silently lost update.
@@ -47,6 +51,7 @@ def write_to_disk(change: Change, syscalls: Syscalls, *, fsync: bool) -> Applied
             expect_stat=expect_stat,
             create=before is None,
             later=after_answer,
+            links_ok=links_ok,
         )
     except OSError as exc:
         reason = exc.strerror or str(exc)
@@ -74,18 +79,21 @@ def write_to_disk(change: Change, syscalls: Syscalls, *, fsync: bool) -> Applied
 class DiskWorld:
     """A world without an editor: every file comes from and goes to the disk."""
 
-    def __init__(self, syscalls: Syscalls, fsync: bool = True) -> None:
+    def __init__(self, syscalls: Syscalls, fsync: bool = True, links_ok: bool = False) -> None:
         self.syscalls = syscalls
         self.fsync = fsync
+        self.links_ok = links_ok
 
     def current(self, path: str) -> Snapshot | None:
         return None
 
     async def apply(self, change: Change) -> Applied:
-        return write_to_disk(change, self.syscalls, fsync=self.fsync)
+        return write_to_disk(change, self.syscalls, fsync=self.fsync, links_ok=self.links_ok)
 
 
-def delete_from_disk(path: str, before: Snapshot, syscalls: Syscalls, *, fsync: bool) -> Applied:
+def delete_from_disk(
+    path: str, before: Snapshot, syscalls: Syscalls, *, fsync: bool, links_ok: bool = False
+) -> Applied:
     """Delete ``path`` from disk if it still holds what ``before`` saw (else ``stale``);
     a missing file is fine; ``io_error`` leaves it as it was."""
     expect: str | None = before.hash
@@ -95,7 +103,7 @@ def delete_from_disk(path: str, before: Snapshot, syscalls: Syscalls, *, fsync: 
         except UnicodeEncodeError:
             expect = None
     try:
-        checked_delete(path, sys=syscalls, expect=expect, fsync=fsync)
+        checked_delete(path, sys=syscalls, expect=expect, fsync=fsync, links_ok=links_ok)
     except OSError as exc:
         raise ToolError(
             ErrorCode.IO_ERROR,

@@ -158,11 +158,12 @@ def line_splices(old: str, new: str) -> list[Splice]:
 OPEN_COMPARE_MAX_BYTES = 8 << 20
 
 
-def disk_file(path: str) -> tuple[bytes | None, str | None, Encoding]:
-    """The disk's bytes (None if missing or unreadable), their text (None also if they
-    are not text) and its encoding."""
+def disk_file(path: str, *, links_ok: bool = False) -> tuple[bytes | None, str | None, Encoding]:
+    """The disk's bytes (None if missing or unreadable, or not a file that may be read:
+    ``links_ok`` is the ``allowHardLinks`` setting), their text (None also if they are
+    not text) and its encoding."""
     try:
-        data = read_all(path).data
+        data = read_all(path, links_ok=links_ok).data
     except ToolError:
         return None, None, UTF8
     try:
@@ -195,6 +196,10 @@ class EditorWorld:
 
     # -- what the disk holds behind an open buffer ----------------------------------
 
+    def disk_file(self, path: str) -> tuple[bytes | None, str | None, Encoding]:
+        """:func:`disk_file`, by the ``allowHardLinks`` setting."""
+        return disk_file(path, links_ok=self.settings.allow_hard_links)
+
     def opened(self, path: str, text: str) -> None:
         """The editor opened ``path`` with ``text``: note whether that is the disk's text."""
         self.reported.pop(path, None)
@@ -209,7 +214,7 @@ class EditorWorld:
                 return
         except OSError:
             return
-        data, disk_text, _ = disk_file(path)
+        data, disk_text, _ = self.disk_file(path)
         self.note_disk(path, text, data, disk_text)
 
     def closed(self, path: str) -> None:
@@ -281,7 +286,7 @@ class EditorWorld:
         gone, once per new disk content; None when there is nothing to tell (Steadyhand's
         own write, the editor's save of the buffer, what the buffer last matched, a
         moment of unreadable file, or told already)."""
-        data, disk_text, _ = disk_file(path)
+        data, disk_text, _ = self.disk_file(path)
         gone = data is None and not os.path.lexists(path)
         now = content_hash(data) if data is not None else None
         if self.written_by_us(path, now, gone):
@@ -339,7 +344,7 @@ class EditorWorld:
             st: os.stat_result | None = os.stat(path)
         except OSError:
             st = None
-        data, disk_text, enc = disk_file(path) if st is not None else (None, None, UTF8)
+        data, disk_text, enc = self.disk_file(path) if st is not None else (None, None, UTF8)
         if disk_text is not None:
             self.disk_encodings[path] = enc
         else:
@@ -364,7 +369,12 @@ class EditorWorld:
                 refreshed=False,
             )
         if uri is None or before is None or before.source != "buffer":
-            applied = write_to_disk(change, self.syscalls, fsync=self.settings.fsync)
+            applied = write_to_disk(
+                change,
+                self.syscalls,
+                fsync=self.settings.fsync,
+                links_ok=self.settings.allow_hard_links,
+            )
             self.own_writes[change.path] = applied.snapshot.hash
             self.own_stats[change.path] = (applied.snapshot.size, applied.snapshot.mtime_ns)
             return applied
@@ -386,7 +396,7 @@ class EditorWorld:
         written to disk when the buffer is the disk's text (the editor reloads it), else
         refused (the buffer holds something the disk does not)."""
         path = change.path
-        found, disk_text, enc = disk_file(path)
+        found, disk_text, enc = self.disk_file(path)
         if before.unsaved or found is None or disk_text is None:
             moved = self.disk_moved(path, found)
             why = (
@@ -532,7 +542,13 @@ class EditorWorld:
             return Applied(via="workspaceEdit", snapshot=gone, on_disk=True)
         self.own_writes[path] = DELETED
         try:
-            return delete_from_disk(path, before, self.syscalls, fsync=self.settings.fsync)
+            return delete_from_disk(
+                path,
+                before,
+                self.syscalls,
+                fsync=self.settings.fsync,
+                links_ok=self.settings.allow_hard_links,
+            )
         except BaseException:
             self._not_deleted(path)
             raise
@@ -544,7 +560,7 @@ class EditorWorld:
         if before.source == "buffer" and before.unsaved:
             why = "its buffer has unsaved changes"
         else:
-            _, disk_text, _ = disk_file(path)
+            _, disk_text, _ = self.disk_file(path)
             if disk_text is None or to_view(disk_text) == before.view:
                 return
             why = "the file on disk no longer holds what the buffer shows"
@@ -717,7 +733,7 @@ class EditorWorld:
                 note="The change is in the editor's open buffer but not saved to disk, "
                 "because saveAfterEdit is set to never.",
             )
-        found, disk_text, enc = disk_file(change.path)
+        found, disk_text, enc = self.disk_file(change.path)
         # The disk changed (or went) since the buffer last matched it: behind a buffer
         # with unsaved changes, or, for a clean one, while the change was being made.
         # Writing the buffer now would lose the other program's bytes, whatever the mode
@@ -809,7 +825,7 @@ class EditorWorld:
         await asyncio.sleep(FORMAT_SETTLE_S)
         doc = self.ls.workspace.get_text_document(uri)
         now: str = doc.source
-        data, disk_text, _ = disk_file(change.path)
+        data, disk_text, _ = self.disk_file(change.path)
         saved = disk_text is not None and to_view(disk_text) == to_view(now)
         if saved:
             self.note_disk(change.path, now, data, disk_text)

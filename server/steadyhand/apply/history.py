@@ -201,7 +201,7 @@ def _label(before: Snapshot | None, after: Snapshot | None) -> str:
     return snap.encoding.label if snap is not None else "utf-8"
 
 
-def _disk_label(before: Snapshot | None) -> str | None:
+def _disk_label(before: Snapshot | None, *, links_ok: bool) -> str | None:
     """The encoding a restore of ``before`` on disk is to use, when it is not the
     snapshot's own: an editor buffer holds text, so for a change made there it is the
     encoding of the file on disk, read before the change (the editor may save it
@@ -209,7 +209,7 @@ def _disk_label(before: Snapshot | None) -> str | None:
     if before is None or before.source != "buffer":
         return None
     try:
-        return from_disk(before.path).encoding.label
+        return from_disk(before.path, links_ok=links_ok).encoding.label
     except (ToolError, OSError):
         return None  # not on disk (a new buffer), or not text: the buffer's
 
@@ -224,7 +224,7 @@ class HistoryWorld(WorldLayer):
         store = history.for_path(change.path)
         required = change.tool in MUST_KEEP
         key, note = await _keep(store, change.before, tool=change.tool, required=required)
-        label = _disk_label(change.before)
+        label = _disk_label(change.before, links_ok=self.ctx.roots.allow_hard_links)
         applied = await run_to_end(self._apply(store, change, key, label))
         if note:
             return Applied(
@@ -277,7 +277,7 @@ class HistoryWorld(WorldLayer):
         tool: str,
         session: str,
     ) -> Applied:
-        label = _disk_label(before)  # while the file is still there
+        label = _disk_label(before, links_ok=self.ctx.roots.allow_hard_links)  # still there
         applied = await delete_via(self.inner, self.ctx, path, before, tool=tool, session=session)
         _record(store, path, before, key, None, tool=tool, session=session, label=label)
         return Applied(applied.via, applied.snapshot, applied.on_disk)
@@ -302,7 +302,9 @@ async def delete_via(
             "was left as it is. Ask the user to close it, then retry.",
             path=path,
         )
-    return delete_from_disk(path, before, ctx.syscalls, fsync=ctx.settings.fsync)
+    return delete_from_disk(
+        path, before, ctx.syscalls, fsync=ctx.settings.fsync, links_ok=ctx.roots.allow_hard_links
+    )
 
 
 def unwrap(world: World) -> World:

@@ -18,7 +18,7 @@ from typing import Generic, TypeVar
 from steadyhand.fs.reader import RawFile, decode_or_refuse, read_all
 from steadyhand.state.file_state import Source
 from steadyhand.state.hashing import content_hash, text_hash
-from steadyhand.text.encoding import UTF8, BinaryContent, Encoding, decode
+from steadyhand.text.encoding import UTF8, BinaryContent, Encoding, decode, decode_anyway
 from steadyhand.text.lines import EndingStats, NewlineMap, ending_stats, split_lines, to_view
 
 T = TypeVar("T")
@@ -111,8 +111,11 @@ def prime_endings(snap: Snapshot, stats: EndingStats) -> None:
     _ENDINGS.put(content_key(snap), snap.__dict__["endings"])
 
 
-def from_disk(path: str) -> Snapshot:
-    return from_raw(path, read_all(path))
+def from_disk(
+    path: str, *, links_ok: bool = False, expect: tuple[int, int] | None = None
+) -> Snapshot:
+    """The file's content now, checked on its descriptor as :func:`read_all` checks it."""
+    return from_raw(path, read_all(path, links_ok=links_ok, expect=expect))
 
 
 # -- the text last decoded for each path -----------------------------------------------
@@ -206,6 +209,22 @@ def from_raw(path: str, raw: RawFile) -> Snapshot:
     )
     _LATEST.put(snap)
     return snap
+
+
+def from_raw_anyway(path: str, raw: RawFile) -> Snapshot:
+    """A snapshot of bytes that :func:`from_raw` refuses as binary (a NUL, control
+    bytes), taken as the text they would be (:func:`decode_anyway`): for a file whose
+    bytes are known to be a text Steadyhand wrote itself. Not remembered."""
+    text, enc = decode_anyway(raw.data)
+    return Snapshot(
+        path=path,
+        source="disk",
+        raw=text,
+        encoding=enc,
+        hash=content_hash(raw.data),
+        size=raw.st.st_size,
+        mtime_ns=raw.st.st_mtime_ns,
+    )
 
 
 def from_text(

@@ -166,10 +166,18 @@ class Notebook:
         return ref.cells[0] if len(ref.cells) == 1 else None
 
 
+#: A position with more digits than this is past the end of any notebook.
+_MAX_POSITION_DIGITS = 12
+
+
 def position_of(name: str) -> int | None:
-    """N for a positional name ``cell-N``."""
+    """N for a positional name ``cell-N`` (one past any notebook's end for a number too
+    long for one)."""
     m = _SYNTHETIC_ID.fullmatch(name.strip())
-    return int(m.group(1)) if m is not None else None
+    if m is None:
+        return None
+    digits = m.group(1)
+    return int(digits) if len(digits) <= _MAX_POSITION_DIGITS else 10**_MAX_POSITION_DIGITS
 
 
 def named_by_position(cell: CellSpan, duplicates: frozenset[str]) -> bool:
@@ -213,6 +221,10 @@ def _value(s: str, i: int) -> tuple[Any, int]:
         return _DECODER.raw_decode(s, i)
     except json.JSONDecodeError as exc:
         raise NotebookError(f"invalid JSON: {exc.msg} at character {exc.pos}") from exc
+    except RecursionError as exc:
+        raise NotebookError(f"JSON nested too deep at character {i}") from exc
+    except ValueError as exc:  # an integer too long to convert (over 4,300 digits)
+        raise NotebookError(f"a number too long to read at character {i}") from exc
 
 
 def _members(

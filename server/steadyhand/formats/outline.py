@@ -352,11 +352,14 @@ def _scan(path: str, fd: int, latin1: bool) -> tuple[Any, OutlineBuilder, Encodi
     return hasher, b, enc, style
 
 
-def stream_outline(path: str) -> Outline:
-    """Scan a large file once: its outline, plus its hash for the session record."""
+def stream_outline(
+    path: str, *, links_ok: bool = False, expect: tuple[int, int] | None = None
+) -> Outline:
+    """Scan a large file once: its outline, plus its hash for the session record (the
+    file checked as :func:`steadyhand.fs.reader.read_all` checks it)."""
     from steadyhand.fs.reader import _open
 
-    fd, st = _open(path)
+    fd, st = _open(path, links_ok=links_ok, expect=expect)
     try:
         try:
             hasher, b, enc, style = _scan(path, fd, latin1=False)

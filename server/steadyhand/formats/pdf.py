@@ -37,13 +37,23 @@ def parse_pages(spec: str, count: int) -> list[int]:
     seen: set[int] = set()
     for part in spec.split(","):
         lo_s, dash, hi_s = part.partition("-")
-        lo = int(lo_s)
-        hi = (int(hi_s) if hi_s.strip() else count) if dash else lo
+        lo = _page(lo_s, count)
+        hi = (_page(hi_s, count) if hi_s.strip() else count) if dash else lo
         for n in range(max(1, lo), min(hi, count) + 1):
             if n not in seen:
                 seen.add(n)
                 out.append(n)
     return out
+
+
+#: Most digits of a page number (the parameter's check refuses more).
+MAX_PAGE_DIGITS = 9
+
+
+def _page(number: str, count: int) -> int:
+    """A page number of ``spec``; one too long to be a page is past the end."""
+    digits = number.strip()
+    return int(digits) if len(digits) <= MAX_PAGE_DIGITS else count + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +107,8 @@ def open_pdf(path: str, data: bytes) -> PdfReader:
         raise
     except (PyPdfError, OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise _unreadable(path, str(exc) or type(exc).__name__) from exc
+    except RecursionError as exc:  # objects nested deeper than the parser recurses
+        raise _unreadable(path, "objects nested too deep") from exc
     return reader
 
 
@@ -113,6 +125,8 @@ def page_texts(path: str, reader: PdfReader, numbers: list[int]) -> list[PageTex
             raise _encrypted(path) from exc
         except (PyPdfError, OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise _unreadable(path, f"page {n}: {exc or type(exc).__name__}") from exc
+        except RecursionError as exc:
+            raise _unreadable(path, f"page {n}: objects nested too deep") from exc
         out.append(PageText(n, text.replace("\r\n", "\n").replace("\r", "\n"), images))
     return out
 
@@ -127,7 +141,7 @@ def _count_images(page: object) -> int:
             return 0
         xobjects = xobjects.get_object()
         return sum(1 for v in xobjects.values() if v.get_object().get("/Subtype") == "/Image")
-    except (KeyError, AttributeError, TypeError, PyPdfError):
+    except (KeyError, AttributeError, TypeError, PyPdfError, RecursionError):
         return 0
 
 

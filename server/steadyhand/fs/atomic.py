@@ -40,19 +40,21 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
+from steadyhand.fs.checked_open import open_checked_at, open_regular, too_many_links
 from steadyhand.fs.state_dir import state_dir
 from steadyhand.fs.syscalls import (
     RENAME_EXCHANGE,
     RENAME_NOREPLACE,
     Syscalls,
-    open_no_symlinks,
 )
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import streaming_hasher
 
 log = logging.getLogger(__name__)
 
-TEMP_PATTERN = re.compile(r"^\..*\.steadyhand-(\d+)-[0-9a-f]{8}\.tmp$", re.DOTALL)
+#: Steadyhand's temp names (``\Z``, not ``$``: a name may end with a newline, and
+#: ``.x.steadyhand-1-0000abcd.tmp`` followed by one is a user's file, never removed).
+TEMP_PATTERN = re.compile(r"\A\..*\.steadyhand-(\d+)-[0-9a-f]{8}\.tmp\Z", re.DOTALL)
 _MAX_BASE = 100
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 #: errnos meaning "this file system / kernel cannot do renameat2 with flags".
@@ -145,25 +147,6 @@ def _open_folder(folder: str, sys: Syscalls, *, make: bool, path: str) -> tuple[
     return fd, created
 
 
-def open_confined(path: str, flags: int) -> int:
-    """``os.open`` of a real path in which no component may be a symbolic link.
-
-    For readers: a folder swapped for a link after the path was checked gives
-    ``invalid_path`` instead of a file from wherever the link points.
-    """
-    try:
-        return open_no_symlinks(path, flags | os.O_NOFOLLOW)
-    except OSError as exc:
-        if exc.errno not in _WALK_INSTEAD or exc.errno == errno.ENOENT:
-            raise
-    folder, name = os.path.split(path)
-    dfd, _ = _open_folder(folder, _PLAIN, make=False, path=path)
-    try:
-        return os.open(name, flags | os.O_NOFOLLOW, dir_fd=dfd)
-    finally:
-        os.close(dfd)
-
-
 def _is_link(dfd: int, name: str) -> bool:
     try:
         return stat.S_ISLNK(os.stat(name, dir_fd=dfd, follow_symlinks=False).st_mode)
@@ -181,17 +164,14 @@ def _changed(path: str, what: str) -> ToolError:
     )
 
 
-def _hash_at(dfd: int, name: str) -> str | None:
-    """Hash of the regular file ``name`` in the folder ``dfd``; None if it is not one."""
+def _hash_at(dfd: int, name: str, links_ok: bool = False) -> str | None:
+    """Hash of the regular file ``name`` in the folder ``dfd``; None if it is not one,
+    or has more than one link (unless ``links_ok``). Anything else put under that name (a
+    FIFO, a device, a link) is never opened (:func:`open_checked_at`)."""
+    fd = open_checked_at(dfd, name, links_ok=links_ok)
+    if fd is None:
+        return None
     try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd)
-    except OSError as exc:
-        if exc.errno in (errno.ENOENT, errno.ELOOP, errno.ENXIO, errno.EISDIR):
-            return None
-        raise
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
         hasher = streaming_hasher()
         while chunk := os.read(fd, 1 << 20):
             hasher.update(chunk)
@@ -200,11 +180,11 @@ def _hash_at(dfd: int, name: str) -> str | None:
         os.close(fd)
 
 
-def _moved_hash(dfd: int, tmp: str) -> str | None:
+def _moved_hash(dfd: int, tmp: str, links_ok: bool = False) -> str | None:
     """:func:`_hash_at` of a copy just moved aside to ``tmp``; None when it cannot be
     read, which its callers take as "not the content expected"."""
     try:
-        return _hash_at(dfd, tmp)
+        return _hash_at(dfd, tmp, links_ok)
     except OSError:
         return None
 
@@ -226,6 +206,7 @@ def atomic_write(
     expect_stat: tuple[int, int] | None = None,
     create: bool = False,
     later: Later | None = None,
+    links_ok: bool = False,
 ) -> os.stat_result:
     """Replace ``path`` (a real path, no symlink) with ``data`` atomically.
 
@@ -237,7 +218,9 @@ def atomic_write(
     swap (the copy the swap displaces is always hashed, so a change is still caught).
     ``later``: what removes that displaced copy once it is checked, so the removal (which
     frees the old file's pages) need not delay the answer; by default it is removed at
-    once. Returns the new file's status.
+    once. ``links_ok``: the ``allowHardLinks`` setting; without it a file that has more
+    than one name when it is replaced (a hard link swapped in since the check) is
+    ``stale``, and is never opened. Returns the new file's status.
     """
     folder, name = os.path.split(path)
     try:
@@ -246,7 +229,9 @@ def atomic_write(
         raise _changed(path, "was deleted (with its folder)") from None
     try:
         try:
-            return _write_in(dfd, path, name, data, sys, fsync, expect, expect_stat, create, later)
+            return _write_in(
+                dfd, path, name, data, sys, fsync, expect, expect_stat, create, later, links_ok
+            )
         except BaseException:
             for d in reversed(created):
                 with contextlib.suppress(OSError):
@@ -267,11 +252,16 @@ def _write_in(
     expect_stat: tuple[int, int] | None,
     create: bool,
     later: Later | None,
+    links_ok: bool = False,
 ) -> os.stat_result:
     try:
         existing: os.stat_result | None = os.stat(name, dir_fd=dfd, follow_symlinks=False)
     except FileNotFoundError:
         existing = None
+    if existing is not None and too_many_links(existing, links_ok=links_ok):
+        # a second name of it may lie anywhere: its mode and extended attributes are
+        # not to be copied, nor its bytes hashed (it was one name when checked)
+        raise _changed(path, "was replaced (by a file with another name elsewhere)")
     if create and existing is not None:
         raise _changed(path, "was created")
     if expect is not None and (existing is None or not stat.S_ISREG(existing.st_mode)):
@@ -309,7 +299,9 @@ def _write_in(
         fd_to_close, fd = fd, -1
         sys.close(fd_to_close)
         ours = False  # from here on _commit owns the temp name
-        _commit(dfd, path, name, tmp, written.st_ino, sys, expect, expect_stat, create, later)
+        _commit(
+            dfd, path, name, tmp, written.st_ino, sys, expect, expect_stat, create, later, links_ok
+        )
     except BaseException:
         if fd >= 0:
             with contextlib.suppress(OSError):
@@ -443,6 +435,7 @@ def _commit(
     expect_stat: tuple[int, int] | None,
     create: bool,
     later: Later | None = None,
+    links_ok: bool = False,
 ) -> None:
     """Put the temp file ``tmp`` (inode ``ino``) in place of ``name``.
 
@@ -455,7 +448,7 @@ def _commit(
             sys.rename(tmp, name, dfd)
         else:
             with _folder_lock(dfd):
-                _swap_checked(dfd, path, name, tmp, ino, sys, expect, expect_stat, later)
+                _swap_checked(dfd, path, name, tmp, ino, sys, expect, expect_stat, later, links_ok)
     except BaseException:
         if _ino_at(dfd, tmp) == ino:
             with contextlib.suppress(OSError):
@@ -505,12 +498,16 @@ def _folder_lock(dfd: int) -> Iterator[None]:
             fcntl.flock(dfd, fcntl.LOCK_UN)
 
 
-def _same_stat(dfd: int, name: str, expect_stat: tuple[int, int] | None) -> bool:
+def _same_stat(
+    dfd: int, name: str, expect_stat: tuple[int, int] | None, links_ok: bool = False
+) -> bool:
     if expect_stat is None:
         return False
     try:
         st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
     except OSError:
+        return False
+    if too_many_links(st, links_ok=links_ok):
         return False
     return stat.S_ISREG(st.st_mode) and (st.st_size, st.st_mtime_ns) == expect_stat
 
@@ -525,10 +522,11 @@ def _swap_checked(
     expect: str,
     expect_stat: tuple[int, int] | None,
     later: Later | None = None,
+    links_ok: bool = False,
 ) -> None:
     # A quick look first: a file whose size or time moved is hashed before the swap (a
     # changed file is refused without touching it); the displaced copy is hashed anyway.
-    if not _same_stat(dfd, name, expect_stat) and _hash_at(dfd, name) != expect:
+    if not _same_stat(dfd, name, expect_stat, links_ok) and _hash_at(dfd, name, links_ok) != expect:
         raise _changed(path, "was changed")
     try:
         sys.rename(tmp, name, dfd, RENAME_EXCHANGE)
@@ -540,7 +538,7 @@ def _swap_checked(
         sys.rename(tmp, name, dfd)  # checked just above: the best this file system allows
         return
     # ``name`` now holds our file and ``tmp`` what it displaced.
-    displaced = _moved_hash(dfd, tmp)
+    displaced = _moved_hash(dfd, tmp, links_ok)
     if displaced == expect:
         # Committed: from here on nothing may fail the write. The old copy is removed
         # after the answer where that can be arranged, else now.
@@ -575,7 +573,9 @@ def _swap_checked(
     raise err
 
 
-def checked_delete(path: str, *, sys: Syscalls, expect: str | None, fsync: bool) -> None:
+def checked_delete(
+    path: str, *, sys: Syscalls, expect: str | None, fsync: bool, links_ok: bool = False
+) -> None:
     """Delete ``path`` (a real path, no symlink) if it still holds the content hashed
     ``expect`` (any content when None); a missing file is fine.
 
@@ -597,19 +597,21 @@ def checked_delete(path: str, *, sys: Syscalls, expect: str | None, fsync: bool)
                 except FileNotFoundError:
                     return
             else:
-                _delete_checked(dfd, path, name, sys, expect)
+                _delete_checked(dfd, path, name, sys, expect, links_ok)
         _sync_folder(dfd, sys, fsync)
     finally:
         os.close(dfd)
 
 
-def _delete_checked(dfd: int, path: str, name: str, sys: Syscalls, expect: str) -> None:
+def _delete_checked(
+    dfd: int, path: str, name: str, sys: Syscalls, expect: str, links_ok: bool = False
+) -> None:
     tmp = temp_basename(name)
     try:
         sys.rename(name, tmp, dfd)
     except FileNotFoundError:
         return
-    now = _moved_hash(dfd, tmp)
+    now = _moved_hash(dfd, tmp, links_ok)
     if now == expect:
         sys.unlink(tmp, dfd)
         return
@@ -744,7 +746,7 @@ def _remove_temps(
 
 # -- the journal of folders that hold (or held) temp files ---------------------------
 
-_JOURNAL_NAME = re.compile(r"^(\d+)\.folders$")
+_JOURNAL_NAME = re.compile(r"\A(\d+)\.folders\Z")
 
 
 class TempJournal:
@@ -778,9 +780,7 @@ class TempJournal:
             line = (json.dumps(folder) + "\n").encode("utf-8", "surrogatepass")
             try:
                 os.makedirs(self.directory, 0o700, exist_ok=True)
-                fd = os.open(
-                    self.file, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600
-                )
+                fd = open_regular(self.file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
                 try:
                     os.write(fd, line)
                     os.fsync(fd)
@@ -818,7 +818,7 @@ class TempJournal:
             if not m or _pid_alive(int(m.group(1))):
                 continue
             try:
-                with open(entry.path, "rb") as fh:
+                with os.fdopen(open_regular(entry.path, os.O_RDONLY), "rb") as fh:
                     raw_lines = fh.read().splitlines()
             except OSError:
                 continue
@@ -826,8 +826,8 @@ class TempJournal:
             for raw in raw_lines:
                 try:
                     value = json.loads(raw.decode("utf-8", "surrogatepass"))
-                except ValueError:
-                    continue  # a line cut short by a crash
+                except (ValueError, RecursionError):
+                    continue  # a line cut short by a crash (or not the journal's)
                 if isinstance(value, str) and os.path.isabs(value):
                     folders.add(value)
             for folder in sorted(folders):

@@ -1,9 +1,12 @@
 """Reading files without ever blocking or following a swapped-in link.
 
-Files are opened with ``O_NONBLOCK | O_NOFOLLOW`` and checked with ``fstat`` to be the
-regular file that was resolved, so a FIFO or device put in place after the path check
-cannot hang the server. Large files are read in a single streaming pass with bounded
-memory: the hash, the line count and the requested window come out together.
+Files are opened through no symbolic link and checked on the descriptor before a byte is
+read (:mod:`steadyhand.fs.checked_open`): a regular file, with one link unless hard links
+are allowed (``links_ok``), and, when the caller knows it (``expect``), the device and
+inode the path resolved to. A FIFO or device put in place after the path check is never
+opened for reading, and a hard link swapped in is never read. Large files are read in a
+single streaming pass with bounded memory: the hash, the line count and the requested
+window come out together.
 """
 
 from __future__ import annotations
@@ -11,12 +14,11 @@ from __future__ import annotations
 import bisect
 import codecs
 import os
-import stat
 import threading
 from dataclasses import dataclass
 from typing import Any
 
-from steadyhand.fs.atomic import open_confined
+from steadyhand.fs.checked_open import Identity, open_checked
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import streaming_hasher
 from steadyhand.text.encoding import (
@@ -49,11 +51,15 @@ def read_failed(path: str, exc: OSError) -> ToolError:
     return ToolError(ErrorCode.IO_ERROR, f"Cannot read {path}: {exc.strerror}.", path=path)
 
 
-def _open(path: str) -> tuple[int, os.stat_result]:
+def _open(
+    path: str, *, links_ok: bool = False, expect: Identity | None = None
+) -> tuple[int, os.stat_result]:
+    """A reading descriptor of the real path ``path`` and its status, once the file is
+    checked on its descriptor (:func:`~steadyhand.fs.checked_open.open_checked`). No
+    component may be a symbolic link: the path was resolved to a real one, so a link
+    here was swapped in after the check (it would lead outside the workspace)."""
     try:
-        # No component may be a symbolic link: the path was resolved to a real one, so a
-        # link here was swapped in after the check (it would lead outside the workspace).
-        fd = open_confined(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        return open_checked(path, links_ok=links_ok, expect=expect)
     except FileNotFoundError as exc:
         raise ToolError(ErrorCode.NOT_FOUND, f"{path} does not exist.", path=path) from exc
     except IsADirectoryError as exc:
@@ -64,12 +70,6 @@ def _open(path: str) -> tuple[int, os.stat_result]:
             f"Cannot open {path}: {exc.strerror}. Check the path and permissions.",
             path=path,
         ) from exc
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        code = ErrorCode.IS_DIRECTORY if stat.S_ISDIR(st.st_mode) else ErrorCode.NOT_REGULAR_FILE
-        raise ToolError(code, f"{path} is not a regular file.", path=path)
-    return fd, st
 
 
 #: How far past the size it reported when opened a file is read before the read stops:
@@ -94,8 +94,9 @@ def _check_growth(path: str, st: os.stat_result, consumed: int) -> None:
         )
 
 
-def read_all(path: str) -> RawFile:
-    fd, st = _open(path)
+def read_all(path: str, *, links_ok: bool = False, expect: Identity | None = None) -> RawFile:
+    """The whole file (see :func:`_open` for ``links_ok`` and ``expect``)."""
+    fd, st = _open(path, links_ok=links_ok, expect=expect)
     try:
         chunks: list[bytes] = []
         consumed = 0
@@ -191,7 +192,15 @@ def _remember_index(path: str, index: LineIndex) -> None:
             del _INDEXES[next(iter(_INDEXES))]
 
 
-def stream_window(path: str, offset: int, limit: int, max_bytes: int | None = None) -> Window:
+def stream_window(
+    path: str,
+    offset: int,
+    limit: int,
+    max_bytes: int | None = None,
+    *,
+    links_ok: bool = False,
+    expect: Identity | None = None,
+) -> Window:
     """Lines ``offset..offset+limit-1`` (1-based) of a UTF-8 text file, in bounded memory.
 
     One pass: every byte is hashed, line breaks are counted, and only the lines inside
@@ -200,9 +209,10 @@ def stream_window(path: str, offset: int, limit: int, max_bytes: int | None = No
     (``capped``), however large ``limit`` is. The pass leaves an
     index behind; a later window of the same file, unchanged since (same device, inode,
     size, modification and change times), starts at the nearest line it marked and
-    reads only what lies between there and the window's end.
+    reads only what lies between there and the window's end. (``links_ok``, ``expect``:
+    see :func:`_open`.)
     """
-    fd, st = _open(path)
+    fd, st = _open(path, links_ok=links_ok, expect=expect)
     with _INDEX_LOCK:
         index = _INDEXES.get(path)
     try:

@@ -32,11 +32,9 @@ def protected_pattern(ctx: ToolContext, path: str) -> str | None:
 
 
 def is_read_only(ctx: ToolContext, session: str) -> bool:
-    """Whether ``session`` is read-only (also when it was dropped while idle)."""
-    sessions = ctx.sessions
-    return sessions.was_read_only(session) or (
-        sessions.exists(session) and sessions.get(session).read_only
-    )
+    """Whether ``session`` is read-only (also once it was closed or dropped while idle:
+    neither lifts that)."""
+    return ctx.sessions.is_read_only(session)
 
 
 def check_writable(ctx: ToolContext, path: str, session: str) -> None:

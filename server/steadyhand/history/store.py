@@ -33,9 +33,10 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any
 
+from steadyhand.fs.checked_open import open_regular
 from steadyhand.state.hashing import content_hash, text_hash
 
 try:
@@ -158,10 +159,46 @@ def _entry_from(obj: dict[str, Any]) -> Entry | None:
     known = _KNOWN[cls]
     if not known.issuperset(obj):
         obj = {k: v for k, v in obj.items() if k in known}
+    if not _well_typed(cls, obj):
+        return None  # not an entry a store wrote (a damaged or foreign line)
     try:
         return cls(**obj)
     except TypeError:
         return None
+
+
+#: What each field of an entry may hold, by its annotation; numbers within these bounds
+#: (a time a clock can show, a size a file can have).
+_KINDS: dict[str, tuple[type, ...]] = {
+    "str": (str,),
+    "str | None": (str, type(None)),
+    "bool": (bool,),
+    "int": (int,),
+    "float": (int, float),
+}
+_MAX_NUMBER = 1 << 62
+_MAX_TIME = 1e11  # the year 5138
+
+
+def _well_typed(cls: type, obj: dict[str, Any]) -> bool:
+    """Whether every field of ``obj`` has its annotation's type (a field with a default
+    may be missing), numbers within bounds."""
+    for f in fields(cls):
+        if f.name not in obj:
+            if f.default is MISSING:
+                return False
+            continue
+        value = obj[f.name]
+        kinds = _KINDS.get(str(f.type))
+        if kinds is None or not isinstance(value, kinds):
+            return False
+        if isinstance(value, bool) and bool not in kinds:
+            return False
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            top = _MAX_TIME if f.name == "time" else _MAX_NUMBER
+            if not 0 <= value <= top:  # (NaN is neither)
+                return False
+    return True
 
 
 def _entry_line(entry: Entry) -> bytes:
@@ -304,7 +341,7 @@ class HistoryStore:
 
     def _read_new(self) -> None:
         try:
-            f = open(self.index_path, "rb")  # noqa: SIM115 - closed below
+            f = os.fdopen(open_regular(self.index_path, os.O_RDONLY), "rb")
         except FileNotFoundError:
             self._entries, self._offset, self._head = [], 0, b""
             return
@@ -326,7 +363,7 @@ class HistoryStore:
                 continue
             try:
                 obj = _parse_line(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # damaged, or nested past any entry
                 log.warning("history: skipping a damaged index line in %s", self.index_path)
                 continue
             if isinstance(obj, dict) and obj.get("t") == _COMPACTED:
@@ -345,7 +382,7 @@ class HistoryStore:
         if fcntl is None:
             yield
             return
-        fd = os.open(os.path.join(self.root, "index.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        fd = open_regular(os.path.join(self.root, "index.lock"), os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
@@ -357,7 +394,7 @@ class HistoryStore:
         self.flush()  # entries still pending go first: order is kept
         line = _entry_line(entry)
         with self._turn():
-            fd = os.open(self.index_path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = open_regular(self.index_path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
             try:
                 size = os.fstat(fd).st_size
                 if size and _last_byte(fd, size) != b"\n":
@@ -556,7 +593,7 @@ class HistoryStore:
         path = self._blob_path(key)
         with self._lock:
             try:
-                with open(path, "rb") as f:
+                with os.fdopen(open_regular(path, os.O_RDONLY), "rb") as f:
                     data = f.read()
             except OSError:
                 return  # evicted meanwhile (perhaps by another server)
@@ -585,7 +622,7 @@ class HistoryStore:
         """The text kept under ``key``, or None if it is gone or damaged."""
         path = self._blob_path(key)
         try:
-            with open(path, "rb") as f:
+            with os.fdopen(open_regular(path, os.O_RDONLY), "rb") as f:
                 data = f.read()
         except OSError:
             return None

@@ -17,7 +17,6 @@ sharing between servers are described there); ``historyMaxBytes`` bounds each on
 
 from __future__ import annotations
 
-import contextlib
 import heapq
 import json
 import logging
@@ -25,6 +24,7 @@ import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 
+from steadyhand.fs.checked_open import open_regular
 from steadyhand.history.store import (
     Checkpoint,
     Entry,
@@ -35,6 +35,22 @@ from steadyhand.history.store import (
 )
 
 log = logging.getLogger(__name__)
+
+#: A store's ``meta.json`` is a few hundred bytes; more than this is not one.
+_META_MAX_BYTES = 1 << 20
+
+
+def _read_meta(store_dir: str) -> object:
+    """A store folder's ``meta.json`` (None if it is missing, not a regular file, too
+    large, or not JSON). Opened like the store's other files: never a FIFO or device."""
+    try:
+        with os.fdopen(open_regular(os.path.join(store_dir, "meta.json"), os.O_RDONLY), "rb") as f:
+            data = f.read(_META_MAX_BYTES + 1)
+        if len(data) > _META_MAX_BYTES:
+            return None
+        return json.loads(data)
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested past any meta
+        return None
 
 
 def _holds(folder: str, path: str) -> bool:
@@ -53,11 +69,7 @@ def legacy_stores(base: str, folders: Iterable[str]) -> list[str]:
     for entry in entries:
         if not entry.is_dir(follow_symlinks=False):
             continue
-        try:
-            with open(os.path.join(entry.path, "meta.json"), encoding="utf-8") as f:
-                meta = json.load(f)
-        except (OSError, ValueError):
-            continue
+        meta = _read_meta(entry.path)
         listed = meta.get("workspace") if isinstance(meta, dict) else None
         if not isinstance(listed, list) or len(listed) < 2:
             continue  # one folder's store (the current layout), or unreadable
@@ -231,9 +243,9 @@ def _folders(store: HistoryStore) -> tuple[str, ...]:
     """The folders a store belongs to (for a legacy store, from its ``meta.json``)."""
     if store.folders:
         return store.folders
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        with open(os.path.join(store.root, "meta.json"), encoding="utf-8") as f:
-            listed = json.load(f).get("workspace")
+    meta = _read_meta(store.root)
+    listed = meta.get("workspace") if isinstance(meta, dict) else None
+    if isinstance(listed, list):
         store.folders = tuple(os.path.realpath(x) for x in listed if isinstance(x, str))
     return store.folders
 

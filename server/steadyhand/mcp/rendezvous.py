@@ -32,6 +32,7 @@ from typing import Any
 
 from steadyhand import __version__
 from steadyhand.context import ToolContext
+from steadyhand.fs.checked_open import open_regular
 from steadyhand.mcp import protocol as rpc
 from steadyhand.wire import loads
 
@@ -134,7 +135,8 @@ def descriptors() -> list[Descriptor]:
             continue
         file = os.path.join(folder, name)
         try:
-            with open(file, "rb") as fh:
+            # never a FIFO or a link put in the folder's place of a descriptor
+            with os.fdopen(open_regular(file, os.O_RDONLY), "rb") as fh:
                 raw = json.loads(fh.read())
             d = Descriptor(
                 pid=int(raw["pid"]),
@@ -145,7 +147,7 @@ def descriptors() -> list[Descriptor]:
                 started=float(raw.get("started") or 0),
                 file=file,
             )
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
             continue
         if not alive(d.pid):
             log.info("removing the socket of server %d, which is gone", d.pid)
@@ -278,7 +280,7 @@ class Rendezvous:
         }
         tmp = f"{self.desc_path}.tmp"
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            fd = open_regular(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(json.dumps(data).encode())
             os.replace(tmp, self.desc_path)

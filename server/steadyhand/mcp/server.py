@@ -21,7 +21,6 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
-from urllib.parse import unquote, urlparse
 
 from steadyhand import __version__
 from steadyhand.allocator import IdleTrim
@@ -30,6 +29,7 @@ from steadyhand.context import ToolContext
 from steadyhand.mcp import protocol as rpc
 from steadyhand.mcp import tools
 from steadyhand.mcp.attach import Attachment, attach
+from steadyhand.paths.uris import local_path
 from steadyhand.wire import loads
 
 log = logging.getLogger("steadyhand")
@@ -75,7 +75,7 @@ def load_config(path: str) -> Settings:
             raw = json.loads(fh.read())
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise ConfigError(f"{path} is not valid JSON: {exc}") from exc
     if isinstance(raw, dict) and isinstance(raw.get("steadyhand"), dict):
         raw = raw["steadyhand"]
@@ -85,13 +85,11 @@ def load_config(path: str) -> Settings:
 
 
 def file_uri_path(uri: Any) -> str | None:
+    """The local folder a root URI names (the one decoder of file URIs: another host, a
+    network path or a NUL names no local folder)."""
     if not isinstance(uri, str):
         return None
-    parsed = urlparse(uri)
-    if parsed.scheme != "file":
-        return None
-    path = unquote(parsed.path)
-    return path if os.path.isabs(path) else None
+    return local_path(uri)
 
 
 class Local:
@@ -116,7 +114,7 @@ class Local:
             sessions=SessionRegistry(settings.max_tracked_files, settings.max_sessions),
             store=ContentStore(settings.content_store_bytes, settings.content_store_max_file_bytes),
             syscalls=syscalls,
-            world=DiskWorld(syscalls, fsync=settings.fsync),
+            world=DiskWorld(syscalls, fsync=settings.fsync, links_ok=settings.allow_hard_links),
             status=lambda: success("pong", version=__version__),
         )
         self.ctx.world = GuardedWorld(HistoryWorld(self.ctx.world, self.ctx), self.ctx)

@@ -8,6 +8,10 @@ leading ``./`` anchors the pattern at the workspace root, and so does a leading 
 (which also matches the absolute path as written). Settings come from users' files, so a
 pattern that does not compile is reported by :func:`invalid_glob` and dropped when the
 settings load (:mod:`steadyhand.config`); here it simply matches nothing.
+
+A file name may hold any character but ``/`` and NUL, a newline included: every wildcard
+matches every such character (the regexes are compiled with ``DOTALL``, so ``.`` in
+``**`` spans a newline as ``[^/]`` in ``*`` does).
 """
 
 from __future__ import annotations
@@ -140,7 +144,7 @@ def _one(pattern: str) -> str:
 def _compiled(pattern: str) -> re.Pattern[str] | GlobError:
     try:
         alternatives = [_one(p) for p in expand_braces(pattern)]
-        return re.compile("|".join(f"(?:{a})" for a in alternatives))
+        return re.compile("|".join(f"(?:{a})" for a in alternatives), re.DOTALL)
     except (GlobError, re.error) as exc:
         return exc if isinstance(exc, GlobError) else GlobError(str(exc))
 
@@ -165,7 +169,7 @@ def _any_of(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
     parts = [rx.pattern for p in patterns if not isinstance(rx := _compiled(p), GlobError)]
     if not parts:
         return None
-    return re.compile("|".join(f"(?:{p})" for p in parts))
+    return re.compile("|".join(f"(?:{p})" for p in parts), re.DOTALL)
 
 
 def first_match(patterns: Sequence[str], path: str, relative: str | None = None) -> str | None:

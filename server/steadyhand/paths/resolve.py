@@ -15,6 +15,7 @@ import stat
 from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
 
+from steadyhand.fs.checked_open import hard_linked, too_many_links
 from steadyhand.fs.syscalls import open_no_symlinks
 from steadyhand.paths.globs import first_match, relative_to, within
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -89,7 +90,7 @@ def names_folder(file_path: str) -> bool:
     """Whether ``file_path`` ends with a slash (or ``/.``): POSIX takes it to name a
     folder, never a file."""
     p = file_path.rstrip()
-    if p.startswith("file:"):
+    if p[:5].lower() == "file:":
         p = unquote(urlparse(p).path)
     return p.endswith(("/", "/.")) and p.strip("/.") != ""
 
@@ -115,7 +116,7 @@ def expand(file_path: str, roots: Roots) -> str:
             "Use a path inside the workspace."
         )
     p = file_path
-    if p.startswith("file:"):
+    if p[:5].lower() == "file:":  # a scheme's case does not matter (RFC 3986)
         parsed = urlparse(p)
         if parsed.netloc not in ("", "localhost"):
             raise _invalid(f"The URI {p!r} names another host. Use a local file path.")
@@ -146,14 +147,28 @@ def expand(file_path: str, roots: Roots) -> str:
 
 def resolve(file_path: str, roots: Roots) -> ResolvedPath:
     """Resolve ``file_path`` or raise :class:`ToolError` (invalid_path, not_regular_file,
-    outside_workspace, denied)."""
+    outside_workspace, denied).
+
+    Confinement comes first, then the deny globs, and only then what is at the path (its
+    type, its link count, a trailing slash, a part that is a file): a path outside the
+    workspace, or denied, gets one answer whatever is there, so no answer tells anything
+    about a place the agent may not look."""
     absolute = expand(file_path, roots)
-    plain = _without_links(absolute)
-    st: os.stat_result | None
-    if plain is not None:  # no symbolic link on the way: the path is its own real path
-        real, st = absolute, plain[0]
-    else:
-        real, st = _real_and_stat(file_path, absolute)
+    real, st, problem = _locate(absolute)
+    root = _root_of(real, roots)
+    if root is None:
+        raise _outside(file_path, absolute, real, roots)
+    pattern = first_match(roots.deny_globs, real, relative_to(real, root))
+    if pattern is not None:
+        named = file_path if real == absolute else f"{file_path} leads to {real}, which"
+        raise ToolError(
+            ErrorCode.DENIED,
+            f"{named} matches the deny pattern {pattern!r}; agents may not read or "
+            "write it. Leave this file alone or ask the user.",
+            path=real,
+        )
+    if problem is not None:
+        raise _unusable(file_path, problem)
     if st is not None and stat.S_ISLNK(st.st_mode):
         raise _invalid(
             f"{file_path!r} is a symbolic link that cannot be resolved (a loop?). Pass the "
@@ -168,48 +183,42 @@ def resolve(file_path: str, roots: Roots) -> ResolvedPath:
             path=real,
         )
     if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
-        raise ToolError(
-            ErrorCode.NOT_REGULAR_FILE,
-            f"{file_path} is not a regular file (it is a {_kind(st.st_mode)}); "
-            "Steadyhand reads and writes regular files only. Leave it alone and work on a "
-            "regular file instead; ask the user if you need what it holds.",
-            path=real,
-        )
-    if (
-        st is not None
-        and stat.S_ISREG(st.st_mode)
-        and st.st_nlink > 1
-        and not roots.allow_hard_links
-    ):
-        # Another name of the same file may lie anywhere on this file system.
-        raise ToolError(
-            ErrorCode.OUTSIDE_WORKSPACE,
-            f"{file_path} has {st.st_nlink} hard links, so the same file may also be reachable "
-            "outside the workspace; Steadyhand does not read or write it. Ask the user to "
-            "replace it with an independent copy, or to turn on the allowHardLinks setting.",
-            path=real,
-        )
-    root = next((r for r in (*roots.workspace, *roots.allowed) if within(real, r)), None)
-    if root is None:
-        where = ", ".join(roots.workspace + roots.allowed) or "no folder is configured"
-        escaped = " through a symbolic link" if real != absolute else ""
-        raise ToolError(
-            ErrorCode.OUTSIDE_WORKSPACE,
-            f"{file_path} resolves{escaped} to {real}, which is outside the workspace "
-            f"({where}). Work on files inside the workspace, or ask the user to add the "
-            "folder to the allowedPaths setting.",
-            path=real,
-        )
-    pattern = first_match(roots.deny_globs, real, relative_to(real, root))
-    if pattern is not None:
-        named = file_path if real == absolute else f"{file_path} leads to {real}, which"
-        raise ToolError(
-            ErrorCode.DENIED,
-            f"{named} matches the deny pattern {pattern!r}; agents may not read or "
-            "write it. Leave this file alone or ask the user.",
-            path=real,
-        )
+        raise not_regular(file_path, real, st)
+    if st is not None and too_many_links(st, links_ok=roots.allow_hard_links):
+        raise hard_linked(file_path, real, st.st_nlink)
     return ResolvedPath(real, real, root, st)
+
+
+def _root_of(real: str, roots: Roots) -> str | None:
+    return next((r for r in (*roots.workspace, *roots.allowed) if within(real, r)), None)
+
+
+def _outside(file_path: str, absolute: str, real: str, roots: Roots) -> ToolError:
+    """The one refusal for a path outside the roots. Built from the path as given and
+    the roots only: what lies outside (a file, a folder, nothing, a link and where it
+    leads) changes nothing in it. A link inside the workspace that leads out is named
+    as such (the link is the workspace's own)."""
+    where = ", ".join(roots.workspace + roots.allowed) or "no folder is configured"
+    through = ""
+    if _root_of(absolute, roots) is not None and real != absolute:
+        through = " through a symbolic link"
+    return ToolError(
+        ErrorCode.OUTSIDE_WORKSPACE,
+        f"{file_path} leads{through} outside the workspace ({where}). Work on files inside "
+        "the workspace, or ask the user to add the folder to the allowedPaths setting.",
+        path=absolute,
+    )
+
+
+def not_regular(file_path: str, real: str, st: os.stat_result) -> ToolError:
+    """The refusal for a device, a FIFO or a socket."""
+    return ToolError(
+        ErrorCode.NOT_REGULAR_FILE,
+        f"{file_path} is not a regular file (it is a {_kind(st.st_mode)}); "
+        "Steadyhand reads and writes regular files only. Leave it alone and work on a "
+        "regular file instead; ask the user if you need what it holds.",
+        path=real,
+    )
 
 
 _NO_LINK: tuple[os.stat_result | None] = (None,)
@@ -218,7 +227,7 @@ _NO_LINK: tuple[os.stat_result | None] = (None,)
 def _without_links(absolute: str) -> tuple[os.stat_result | None] | None:
     """``(stat,)`` of ``absolute`` (``(None,)`` if it does not exist but its folder does)
     when no component of it is a symbolic link, found in one or two system calls; None
-    when there is a link, or the question needs the long way round (:func:`_real_and_stat`).
+    when there is a link, or the question needs the long way round (:func:`_locate`).
     The path is opened with ``O_PATH``: nothing is read, and a FIFO cannot block."""
     try:
         fd = open_no_symlinks(absolute, os.O_PATH)
@@ -236,51 +245,49 @@ def _without_links(absolute: str) -> tuple[os.stat_result | None] | None:
         os.close(fd)
 
 
-def _real_and_stat(file_path: str, absolute: str) -> tuple[str, os.stat_result | None]:
-    """The real path of ``absolute`` (symbolic links resolved) and its ``lstat``, or None
-    if it does not exist."""
-    _refuse_special(file_path, absolute)
+def _locate(absolute: str) -> tuple[str, os.stat_result | None, OSError | None]:
+    """The real path of ``absolute`` (symbolic links resolved), its ``lstat`` (None if
+    it does not exist) and what kept it from being looked at, if anything. Nothing is
+    judged here: that waits until the path is known to be inside the roots."""
+    plain = _without_links(absolute)
+    if plain is not None:  # no symbolic link on the way: the path is its own real path
+        return absolute, plain[0], None
     try:
         real = os.path.realpath(absolute, strict=False)
     except (OSError, ValueError) as exc:
-        raise _invalid(f"{file_path!r} cannot be resolved ({exc}).") from exc
+        # a link on the way went (or changed) while it was being followed
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return absolute, None, OSError(errno.EINVAL, why)
     try:
-        return real, os.lstat(real)
+        return real, os.lstat(real), None
     except FileNotFoundError:
-        return real, None
-    except NotADirectoryError as exc:
-        raise _invalid(
+        return real, None, None
+    except OSError as exc:
+        return real, None, exc
+
+
+def _unusable(file_path: str, exc: OSError) -> ToolError:
+    """The refusal for a path inside the roots that could not be looked at."""
+    if exc.errno == errno.ENOTDIR:
+        return _invalid(
             f"A part of {file_path!r} is a file, not a folder. To mean that file, drop what "
             "follows its name; to make a new file, pick a path whose folders are folders "
             "(or do not exist yet)."
-        ) from exc
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise _invalid(
-                f"{file_path!r} is a symbolic link loop. Pass the path of the file it should "
-                "lead to instead, or ask the user to fix the link."
-            ) from exc
-        if exc.errno == errno.ENAMETOOLONG:
-            raise _invalid(f"A name in {file_path!r} is too long. Use shorter names.") from exc
-        raise ToolError(
-            ErrorCode.IO_ERROR, f"Cannot inspect {file_path!r}: {exc.strerror}."
-        ) from exc
-
-
-def _refuse_special(file_path: str, absolute: str) -> None:
-    """Refuse devices, FIFOs and sockets by stat alone (following links, never opening)."""
-    try:
-        st = os.stat(absolute)
-    except (OSError, ValueError):
-        return
-    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
-        raise ToolError(
-            ErrorCode.NOT_REGULAR_FILE,
-            f"{file_path} is not a regular file (it is a {_kind(st.st_mode)}); "
-            "Steadyhand reads and writes regular files only. Leave it alone and work on a "
-            "regular file instead; ask the user if you need what it holds.",
-            path=absolute,
         )
+    if exc.errno == errno.ELOOP:
+        return _invalid(
+            f"{file_path!r} is a symbolic link loop. Pass the path of the file it should "
+            "lead to instead, or ask the user to fix the link."
+        )
+    if exc.errno == errno.ENAMETOOLONG:
+        return _invalid(f"A name in {file_path!r} is too long. Use shorter names.")
+    if exc.errno == errno.EINVAL:
+        return _invalid(
+            f"{file_path!r} cannot be resolved ({exc.strerror or exc}): a link on the way "
+            "changed while it was followed. Retry; if it persists, pass the path of the file "
+            "the link should lead to."
+        )
+    return ToolError(ErrorCode.IO_ERROR, f"Cannot inspect {file_path!r}: {exc.strerror}.")
 
 
 def _kind(mode: int) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import math
 import re
 import types
 import typing
@@ -206,6 +207,13 @@ class RewindParams:
 
 
 _PAGES = re.compile(r"^\s*\d+\s*(?:-\s*\d*\s*)?(?:,\s*\d+\s*(?:-\s*\d*\s*)?)*$")
+_LONG_NUMBER = re.compile(r"\d{10}")
+
+
+def _short_numbers(v: str) -> bool:
+    """Whether every number in ``v`` has at most 9 digits (a page, not a parser's load)."""
+    return _LONG_NUMBER.search(v) is None
+
 
 #: Keys models commonly send by mistake, mapped to the parameter they meant.
 _KNOWN_SLIPS: dict[str, str] = {
@@ -245,8 +253,12 @@ _VALUE_RULES: dict[str, tuple[typing.Callable[[Any], bool], str]] = {
     "id": (lambda v: 0 < len(v) <= 64, "a change id as changes or history lists it"),
     "label": (lambda v: len(v) <= 256, "a label of at most 256 characters"),
     "pages": (
-        lambda v: _PAGES.match(v) is not None,
-        'page numbers such as "3", "1-5", "7-" or "1,4-6"',
+        lambda v: _PAGES.match(v) is not None and _short_numbers(v),
+        'page numbers such as "3", "1-5", "7-" or "1,4-6" (each of at most 9 digits)',
+    ),
+    "cell_id": (
+        lambda v: 0 < len(v) <= 256,
+        "a cell id as read shows it (at most 256 characters)",
     ),
     "edit_mode": (
         lambda v: v in ("replace", "insert", "delete"),
@@ -294,6 +306,8 @@ def _type_name(tp: Any) -> str:
 
 
 def _check_type(name: str, value: Any, tp: Any) -> Any:
+    if isinstance(value, float) and math.isinf(value):  # 1e999, or 5,000 digits
+        raise ParamsError(f"`{name}` is a number far too large for any parameter.", name)
     origin = typing.get_origin(tp)
     if origin in (types.UnionType, typing.Union):
         args = [a for a in typing.get_args(tp) if a is not type(None)]

@@ -389,16 +389,18 @@ class SessionRegistry:
 
     At most ``max_sessions`` are kept: creating one more drops the least recently used
     (never the default session), as a session drops its least recently used records. A
-    dropped session's records are gone (its next edit of a file asks for a read first);
-    a dropped read-only session's name stays read-only (up to ``4 × max_sessions`` such
-    names are remembered), so dropping one never turns its name writable.
+    dropped session's records are gone (its next edit of a file asks for a read first).
+    A read-only session's name stays read-only when the session is closed or dropped (up
+    to ``4 × max_sessions`` such names are remembered), so neither turns its name writable.
     """
 
     def __init__(self, max_files: int, max_sessions: int = MAX_SESSIONS) -> None:
         self.max_files = max_files
         self.max_sessions = max_sessions
         self._sessions: dict[str, Session] = {}  # least recently used first
-        #: Names of read-only sessions that were dropped, oldest first.
+        #: Names of read-only sessions that were closed or dropped, oldest first: such a
+        #: name stays read-only, so closing a read-only session (or having it dropped
+        #: while idle) and using its name again never gives a session that may write.
         self._read_only_names: dict[str, None] = {}
         #: Sessions dropped so far.
         self.dropped = 0
@@ -414,12 +416,20 @@ class SessionRegistry:
     def exists(self, name: str) -> bool:
         return name in self._sessions
 
+    def is_read_only(self, name: str) -> bool:
+        """Whether session ``name`` may not change files: it is read-only, or it is gone
+        and was read-only (see above)."""
+        s = self._sessions.get(name)
+        return (s is not None and s.read_only) or name in self._read_only_names
+
     def was_read_only(self, name: str) -> bool:
-        """Whether ``name`` was a read-only session that was dropped while idle."""
+        """Whether ``name`` was a read-only session that was closed or dropped."""
         return name in self._read_only_names
 
     def fork(self, name: str, parent: str, *, read_only: bool = False) -> Session:
-        read_only = read_only or name in self._read_only_names
+        # forking never widens what a session may do: a read-only parent, or a name that
+        # was read-only, gives a read-only child
+        read_only = read_only or self.is_read_only(name) or self.is_read_only(parent)
         child = self.get(parent).fork(name, read_only=read_only)
         self._sessions.pop(name, None)
         self._sessions[name] = child
@@ -438,17 +448,26 @@ class SessionRegistry:
                 break
             if name == DEFAULT_SESSION:  # every call without `session` uses it
                 continue
-            s = self._sessions.pop(name)
+            self._remember(self._sessions.pop(name))
             self.dropped += 1
-            if s.read_only:
-                self._read_only_names.pop(name, None)
-                self._read_only_names[name] = None
-                while len(self._read_only_names) > 4 * self.max_sessions:
-                    del self._read_only_names[next(iter(self._read_only_names))]
+
+    def _remember(self, s: Session) -> None:
+        """Keep a read-only session's name read-only once it is gone (the last
+        ``4 × max_sessions`` such names)."""
+        if not s.read_only:
+            return
+        names = self._read_only_names
+        names.pop(s.name, None)
+        names[s.name] = None
+        while len(names) > 4 * self.max_sessions:
+            del names[next(iter(names))]
 
     def close(self, name: str) -> int:
         s = self._sessions.pop(name, None)
-        return len(s) if s is not None else 0
+        if s is None:
+            return 0
+        self._remember(s)
+        return len(s)
 
     def __iter__(self) -> Iterator[Session]:
         return iter(list(self._sessions.values()))

@@ -109,3 +109,41 @@ def decode(data: bytes) -> tuple[str, Encoding]:
         return data.decode("utf-8"), UTF8
     except UnicodeDecodeError:
         return data.decode("latin-1"), Encoding("latin-1")
+
+
+def binary_reason(data: bytes, enc: Encoding) -> str | None:
+    """Why :func:`decode` would take ``data`` (just encoded as ``enc``) for a binary
+    file, or None when it reads back as text: a NUL or too many control bytes in the
+    first bytes :func:`looks_binary` samples, or a byte-order mark that says another
+    encoding (UTF-32, or UTF-16 the bytes are not). Only the first bytes are looked at,
+    as :func:`decode` does, unless a byte-order mark names another encoding."""
+    try:
+        sniffed = sniff_encoding(data[:4])
+    except BinaryContent:
+        return "a UTF-32 byte-order mark at its start"
+    if sniffed is not None:
+        if sniffed == enc:
+            return None  # bytes this very encoding just made
+        try:
+            data[len(sniffed.bom_bytes()) :].decode(sniffed.codec)
+        except UnicodeDecodeError:
+            return f"a {sniffed.label} byte-order mark at its start, which the rest does not follow"
+        return None
+    if not looks_binary(data):
+        return None
+    if b"\x00" in data[:8192]:
+        return "a NUL character (U+0000) in its first 8 KB"
+    return "control characters in more than a tenth of its first 8 KB"
+
+
+def decode_anyway(data: bytes) -> tuple[str, Encoding]:
+    """:func:`decode` without the binary sniff: the text bytes of a file that holds a NUL
+    or many control bytes would be, as UTF-8 (or Latin-1 when they are not UTF-8).
+    Raises :class:`BinaryContent` only for what no text encoding here can read."""
+    enc = sniff_encoding(data[:4])
+    if enc is not None:
+        return decode(data)
+    try:
+        return data.decode("utf-8"), UTF8
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), Encoding("latin-1")

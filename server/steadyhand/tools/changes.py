@@ -94,7 +94,7 @@ def _now_or_none(ctx: ToolContext, path: str) -> Snapshot | None:
 def _is_current(ctx: ToolContext, v: Version) -> bool:
     """Whether the file is still exactly what ``v`` left (a file no longer text is not)."""
     try:
-        return untouched(v, current_content(ctx, v.path))
+        return untouched(v, current_content(ctx, v.path, left_by=v))
     except ToolError:
         return False
 
@@ -368,7 +368,7 @@ async def _revert(
     who = f"the {v.tool} by session {v.session!r} at {clock(v.time)}"
     fields: dict[str, object] = {"path": path, "version": v.id}
     try:
-        now = current_content(ctx, path)
+        now = current_content(ctx, path, left_by=later[-1])
     except ToolError as err:
         raise ToolError(
             err.code,

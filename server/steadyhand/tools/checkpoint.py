@@ -118,11 +118,11 @@ def _plan_file(
     for prev, nxt in itertools.pairwise(changes):
         if nxt.before_view != prev.after_view:
             return "it was changed outside Steadyhand between this session's changes"
+    last = changes[-1]
     try:
-        now = current_content(ctx, path)
+        now = current_content(ctx, path, left_by=last)
     except ToolError as err:
         return f"it is now {not_text(err)}, which cannot be kept in history"
-    last = changes[-1]
     if not untouched(last, now):
         return f"it changed since this session's last change ({last.tool} at {clock(last.time)})"
     first = changes[0]

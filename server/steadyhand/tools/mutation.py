@@ -33,7 +33,7 @@ from steadyhand.guards.secrets import Finding
 from steadyhand.guards.syntax import SyntaxReport, check_syntax
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.file_state import FileRecord, Range, Session
-from steadyhand.text.encoding import Encoding
+from steadyhand.text.encoding import Encoding, binary_reason
 from steadyhand.text.lines import EndingStats
 from steadyhand.text.splices import Splice
 from steadyhand.tools.dry_run import check_fresh
@@ -54,6 +54,37 @@ def encode(ctx: ToolContext, path: str, text: str, enc: Encoding) -> bytes:
             path=path,
         )
     return data
+
+
+def refuse_binary(
+    path: str, data: bytes, enc: Encoding, before: Snapshot | None, tool: str
+) -> None:
+    """Refuse (``binary``) a change whose bytes would read back as a binary file: read,
+    edit and write could no longer open it, so the agent could not check or take back
+    its own change. A buffer that already holds such text may keep it."""
+    why = binary_reason(data, enc)
+    if why is None:
+        return
+    if before is not None and before.source == "buffer":
+        try:
+            if binary_reason(before.encoding.encode(before.raw), before.encoding) is not None:
+                return
+        except UnicodeEncodeError:
+            pass
+    nul = "NUL" in why
+    fix = (
+        "If the text needs that character, write it the way the language escapes it "
+        "(such as \\0, \\x00 or \\u0000)"
+        if nul
+        else "If the text needs those characters, write them as escapes"
+    )
+    raise ToolError(
+        ErrorCode.BINARY,
+        f"The {tool} was refused: {path} would then hold {why}, which makes it a binary "
+        "file that read, edit and write can no longer open. Nothing was changed. "
+        f"{fix}; a file meant to be binary is for the user to make.",
+        path=path,
+    )
 
 
 def is_directory(path: str, tool: str) -> ToolError:
@@ -140,8 +171,10 @@ class Target:
         splices: tuple[Splice, ...] | None = None,
     ) -> Change:
         """The change that makes ``new_raw`` the file's text (encoded for the disk now,
-        so a text the file's encoding cannot hold is refused before anything happens)."""
+        so a text the file's encoding cannot hold is refused before anything happens,
+        and so is one that would make the file binary: :func:`refuse_binary`)."""
         data = encode(self.ctx, self.path, new_raw, encoding)
+        refuse_binary(self.path, data, encoding, before, self.tool)
         return Change(
             self.path,
             before,

@@ -7,7 +7,8 @@ import os
 
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, from_raw
-from steadyhand.fs.reader import read_all, stream_window
+from steadyhand.fs.checked_open import Replaced, identity
+from steadyhand.fs.reader import stream_window
 from steadyhand.guards.secrets import read_note
 from steadyhand.guards.syntax import prime_file, prime_read
 from steadyhand.paths.resolve import ResolvedPath
@@ -21,9 +22,26 @@ from steadyhand.tools import read_formats as formats
 from steadyhand.tools.records import file_unchanged, record_for, remember
 from steadyhand.tools.suggest import not_found
 
+#: How many times a read resolves its path again when the file opened was not the one
+#: resolved (replaced in between, by another program's save, say) before it gives up.
+REPLACED_TRIES = 3
+
 
 async def read(ctx: ToolContext, p: ReadParams) -> Result:
+    """Read ``p.file_path``: every check made on the path holds for the file opened (a
+    file replaced between the two is resolved again)."""
+    for attempt in range(REPLACED_TRIES):
+        try:
+            return await _read(ctx, p)
+        except Replaced:
+            if attempt == REPLACED_TRIES - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+async def _read(ctx: ToolContext, p: ReadParams) -> Result:
     rp = ctx.resolve(p.file_path)
+    resolved = identity(rp.stat)
     if not rp.exists and ctx.world.current(rp.path) is None:
         raise not_found(rp.path)
     if rp.stat is not None and os.path.isdir(rp.path):
@@ -57,7 +75,7 @@ async def read(ctx: ToolContext, p: ReadParams) -> Result:
     async with ctx.locks.hold(rp.path):
         snap = ctx.world.current(rp.path)  # the buffer, if the file was opened meanwhile
         if snap is None:
-            raw = read_all(rp.path)
+            raw = ctx.read_raw(rp.path, expect=resolved)
             if not by_content or formats.kind_by_head(raw.data) is None:
                 snap = from_raw(rp.path, raw)
         if snap is not None:
@@ -67,7 +85,7 @@ async def read(ctx: ToolContext, p: ReadParams) -> Result:
         return special
     # Not one after all (a damaged image, say): the text path says what it is.
     async with ctx.locks.hold(rp.path):
-        return _read_snapshot(ctx, p, ctx.snapshot(rp.path), offset, whole)
+        return _read_snapshot(ctx, p, ctx.snapshot(rp.path, expect=resolved), offset, whole)
 
 
 def _read_snapshot(
@@ -180,7 +198,15 @@ async def _read_large(ctx: ToolContext, p: ReadParams, rp: ResolvedPath, start: 
     s = ctx.settings
     limit = p.limit or s.default_read_lines
     async with ctx.locks.hold(rp.path):
-        win = await asyncio.to_thread(stream_window, rp.path, start, limit, s.max_read_bytes)
+        win = await asyncio.to_thread(
+            stream_window,
+            rp.path,
+            start,
+            limit,
+            s.max_read_bytes,
+            links_ok=ctx.roots.allow_hard_links,
+            expect=identity(rp.stat),
+        )
     session = ctx.sessions.get(p.session)
     total = win.total_lines
     style = "mixed" if (win.crlf and win.cr) else "crlf" if win.crlf else "cr" if win.cr else "lf"

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-import stat
 
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot
@@ -20,7 +19,7 @@ from steadyhand.formats import image as image_fmt
 from steadyhand.formats import notebook as nb_fmt
 from steadyhand.formats import outline as outline_fmt
 from steadyhand.formats import pdf as pdf_fmt
-from steadyhand.fs.reader import read_all
+from steadyhand.fs.checked_open import identity, open_checked
 from steadyhand.paths.resolve import ResolvedPath
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import ReadParams
@@ -31,6 +30,7 @@ from steadyhand.state.staleness import is_stale
 from steadyhand.text.lines import line_ending_name
 from steadyhand.text.render import estimate_tokens
 from steadyhand.tools.records import file_unchanged, record_for, remember
+from steadyhand.tools.suggest import not_found
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 PDF_SUFFIX = ".pdf"
@@ -64,15 +64,14 @@ def kind_by_head(head: bytes) -> str | None:
     return None
 
 
-def _sniff(path: str) -> str | None:
-    """``image`` or ``pdf`` from the first bytes of a regular file, without blocking."""
+def _sniff(ctx: ToolContext, rp: ResolvedPath) -> str | None:
+    """``image`` or ``pdf`` from the first bytes of the regular file resolved, never
+    blocking and never opening anything else put in its place."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return None
+        fd, _ = open_checked(rp.path, links_ok=ctx.roots.allow_hard_links, expect=identity(rp.stat))
+    except (OSError, ToolError):
+        return None  # the read that follows says what it is
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
         head = os.read(fd, HEAD_BYTES)
     except OSError:
         return None
@@ -89,7 +88,7 @@ async def read_special(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> Res
     kind = kind_by_name(path)
     sniffed = False
     if kind is None and buffer is None and rp.stat is not None and rp.stat.st_size > 0:
-        kind = _sniff(path)
+        kind = _sniff(ctx, rp)
         sniffed = kind is not None
     if kind is None:
         if p.pages is not None:
@@ -101,7 +100,7 @@ async def read_special(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> Res
             )
         return None
     if kind == "notebook":
-        return await _read_notebook(ctx, p, path)
+        return await _read_notebook(ctx, p, rp)
     if buffer is not None:
         return None  # an image or PDF open as text in the editor: the text path decides
     size = rp.stat.st_size if rp.stat is not None else 0
@@ -117,13 +116,13 @@ async def read_special(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> Res
         )
     if kind == "image":
         try:
-            return await _read_image(ctx, p, path)
+            return await _read_image(ctx, p, rp)
         except ToolError as err:
             if sniffed and err.code is ErrorCode.UNREADABLE:
                 return None  # looked like an image but is not one: a binary file
             raise
     try:
-        return await _read_pdf(ctx, p, path)
+        return await _read_pdf(ctx, p, rp)
     except ToolError as err:
         if sniffed and err.fields.get("reason") == "corrupt":
             return None
@@ -173,9 +172,10 @@ def _budget(ctx: ToolContext) -> image_fmt.Budget:
     return image_fmt.Budget(s.image_max_pixels, s.image_max_dimension, s.image_max_bytes)
 
 
-async def _read_image(ctx: ToolContext, p: ReadParams, path: str) -> Result:
+async def _read_image(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> Result:
+    path = rp.path
     async with ctx.locks.hold(path):
-        raw = await asyncio.to_thread(read_all, path)
+        raw = await asyncio.to_thread(ctx.read_raw, path, expect=identity(rp.stat))
     digest = content_hash(raw.data)
     session = ctx.sessions.get(p.session)
     prev = session.get(path)
@@ -260,10 +260,11 @@ def _pdf_text(
     return count, pdf_fmt.page_texts(path, reader, numbers)
 
 
-async def _read_pdf(ctx: ToolContext, p: ReadParams, path: str) -> Result:
+async def _read_pdf(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> Result:
     s = ctx.settings
+    path = rp.path
     async with ctx.locks.hold(path):
-        raw = await asyncio.to_thread(read_all, path)
+        raw = await asyncio.to_thread(ctx.read_raw, path, expect=identity(rp.stat))
     digest = content_hash(raw.data)
     session = ctx.sessions.get(p.session)
     prev = session.get(path)
@@ -342,12 +343,16 @@ async def _read_pdf(ctx: ToolContext, p: ReadParams, path: str) -> Result:
 # -- notebooks ----------------------------------------------------------------------
 
 
-async def _read_notebook(ctx: ToolContext, p: ReadParams, path: str) -> Result | None:
+async def _read_notebook(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> Result | None:
     s = ctx.settings
+    path = rp.path
     async with ctx.locks.hold(path):
         buffer = ctx.world.current(path)
         if buffer is None:
-            st = os.stat(path)  # it exists: read() checked just before
+            # the size resolving found, of the very file read below (``expect``)
+            st = rp.stat
+            if st is None:
+                raise not_found(path)
             if st.st_size > s.max_document_bytes:
                 raise ToolError(
                     ErrorCode.TOO_LARGE,
@@ -357,7 +362,7 @@ async def _read_notebook(ctx: ToolContext, p: ReadParams, path: str) -> Result |
                     path=path,
                     size=st.st_size,
                 )
-        snap = buffer if buffer is not None else ctx.snapshot(path)
+        snap = buffer if buffer is not None else ctx.snapshot(path, expect=identity(rp.stat))
     try:
         nb = nb_fmt.parse(snap.view)
     except nb_fmt.NotebookError:
@@ -510,7 +515,12 @@ async def outline_large_file(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) 
     outline (one streaming pass, bounded memory). The head lines count as shown."""
     s = ctx.settings
     async with ctx.locks.hold(rp.path):
-        ol = await asyncio.to_thread(outline_fmt.stream_outline, rp.path)
+        ol = await asyncio.to_thread(
+            outline_fmt.stream_outline,
+            rp.path,
+            links_ok=ctx.roots.allow_hard_links,
+            expect=identity(rp.stat),
+        )
     session = ctx.sessions.get(p.session)
     prev = session.get(rp.path)
     same = prev is not None and prev.source == "disk" and prev.hash == ol.hash

@@ -53,12 +53,12 @@ def fork(ctx: ToolContext, p: ForkParams) -> Result:
             parent=p.parent,
         )
     existed = ctx.sessions.exists(p.parent)
-    # A fork of a read-only session is read-only too: forking never widens what it may do;
-    # nor does a fork onto the name of a read-only session that was dropped while idle.
-    inherited = existed and ctx.sessions.get(p.parent).read_only
-    kept = ctx.sessions.was_read_only(p.session)
-    read_only = p.read_only or inherited or kept
-    child = ctx.sessions.fork(p.session, p.parent, read_only=read_only)
+    # A fork of a read-only session is read-only too: forking never widens what it may
+    # do; nor does reusing the name of a read-only session that was closed or dropped.
+    inherited = ctx.sessions.is_read_only(p.parent)
+    before = ctx.sessions.is_read_only(p.session)
+    child = ctx.sessions.fork(p.session, p.parent, read_only=p.read_only or inherited)
+    read_only = child.read_only
     what = (
         f"with a snapshot of {len(child)} file record(s) from {p.parent!r}"
         if existed
@@ -68,10 +68,10 @@ def fork(ctx: ToolContext, p: ForkParams) -> Result:
         why = ""
         if inherited and not p.read_only:
             why = f", like its parent {p.parent!r}"
-        elif kept and not p.read_only:
+        elif before and not p.read_only:
             why = (
-                " (a read-only session of that name was dropped while idle, and its name "
-                "stays read-only)"
+                " (a read-only session of that name was closed or dropped while idle, and "
+                "its name stays read-only)"
             )
         return success(
             f"Session {p.session!r} starts {what}. It is read-only{why}: it may read files, "
@@ -93,8 +93,11 @@ def fork(ctx: ToolContext, p: ForkParams) -> Result:
 
 def close(ctx: ToolContext, p: CloseParams) -> Result:
     n = ctx.sessions.close(p.session)
+    stays = ""
+    if ctx.sessions.is_read_only(p.session):
+        stays = " Its name stays read-only: a session of that name may read, never change."
     return success(
-        f"Session {p.session!r} closed; {n} file record(s) were dropped.",
+        f"Session {p.session!r} closed; {n} file record(s) were dropped.{stays}",
         session=p.session,
         files=n,
     )

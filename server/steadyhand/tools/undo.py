@@ -75,7 +75,7 @@ def history(ctx: ToolContext, p: HistoryParams) -> Result:
         )
     odd = ""
     try:
-        now = current_content(ctx, rp.path)
+        now = current_content(ctx, rp.path, left_by=versions[-1])
     except ToolError as err:  # the versions are listed all the same; none is current
         now, odd = None, not_text(err)
     limit = min(p.limit or DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT)
@@ -157,7 +157,7 @@ async def undo_version(
     path's lock): restore the text before it, or delete the file it created."""
     check_writable(ctx, path, acting)
     try:
-        now = current_content(ctx, path)
+        now = current_content(ctx, path, left_by=v)
     except ToolError as err:
         raise _not_text_now(path, err, v) from err
     if not untouched(v, now) and not force:

@@ -9,10 +9,11 @@ import os
 from steadyhand.apply.history import encoding_from_label
 from steadyhand.change import Applied, Change
 from steadyhand.context import ToolContext
-from steadyhand.documents.snapshot import Snapshot
+from steadyhand.documents.snapshot import Snapshot, from_raw_anyway
 from steadyhand.history.store import Version
 from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.text.encoding import BinaryContent
 from steadyhand.tools.mutation import commit, encode
 
 #: Diffs of restores are put in results only for texts up to this many characters.
@@ -56,9 +57,11 @@ def iso(t: float) -> str:
     return datetime.datetime.fromtimestamp(t).astimezone().isoformat(timespec="seconds")
 
 
-def current_content(ctx: ToolContext, path: str) -> Snapshot | None:
+def current_content(ctx: ToolContext, path: str, left_by: Version | None = None) -> Snapshot | None:
     """The file as it is now (open buffer or disk), None if it does not exist. A file
-    that is there but is not text (binary, a folder, a device...) is a ToolError."""
+    that is there but is not text (binary, a folder, a device...) is a ToolError, except
+    bytes that read as binary but are exactly the text the change ``left_by`` left (a
+    NUL it wrote, say): Steadyhand's own change can always be taken back."""
     buf = ctx.world.current(path)
     if buf is not None:
         return buf
@@ -69,7 +72,23 @@ def current_content(ctx: ToolContext, path: str) -> Snapshot | None:
     except ToolError as err:
         if err.code == ErrorCode.NOT_FOUND:  # deleted just now
             return None
+        if err.code == ErrorCode.BINARY and left_by is not None:
+            own = _as_left(ctx, path, left_by)
+            if own is not None:
+                return own
         raise
+
+
+def _as_left(ctx: ToolContext, path: str, v: Version) -> Snapshot | None:
+    """The file as a snapshot of the text change ``v`` left, when its bytes are that
+    text (whatever :func:`~steadyhand.text.encoding.decode` makes of them); else None."""
+    if v.after_view is None:
+        return None
+    try:
+        snap = from_raw_anyway(path, ctx.read_raw(path))
+    except (ToolError, BinaryContent):
+        return None
+    return snap if snap.view_hash == v.after_view else None
 
 
 def not_text(err: ToolError) -> str:

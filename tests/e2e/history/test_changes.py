@@ -170,9 +170,7 @@ async def test_change_of_an_oversized_or_binary_version_answers_too_large(
         client, WRITE, file_path=str(workspace / "big.txt"), content=big * 45_000
     )  # 4.5 MB
     assert made["ok"], made
-    made = await call(client, WRITE, file_path=str(workspace / "nul.txt"), content="a\x00b\n")
-    assert made["ok"], made
-    nul_id, big_id = await _ids(client)
+    (big_id,) = await _ids(client)
 
     large = await call(client, CHANGE, id=big_id)
     assert large["ok"] is False and large["error"] == "too_large", large
@@ -180,7 +178,23 @@ async def test_change_of_an_oversized_or_binary_version_answers_too_large(
     assert large["binary"] is False and large["id"] == big_id
     assert "before" not in large and "after" not in large
 
-    binary = await call(client, CHANGE, id=nul_id)
+
+async def test_change_of_a_binary_version_answers_too_large(
+    editor_client: LanguageClient, workspace: Path
+) -> None:
+    """A version holding a NUL: no tool makes one (a change that would make a file
+    binary is refused), but an editor buffer may already hold one when an agent edits it."""
+    state: EditorState = editor_client.editor  # type: ignore[attr-defined]
+    f = workspace / "nul.txt"
+    refused = await call(editor_client, WRITE, file_path=str(f), content="a\x00b\n")
+    assert refused["ok"] is False and refused["error"] == "binary", refused
+    f.write_text("a\n")
+    open_doc(editor_client, state, f, "a\x00b\n")  # the user typed a NUL, unsaved
+    await settle()
+    assert (await call(editor_client, READ, file_path=str(f)))["ok"]
+    await _edit(editor_client, f, "b", "c")
+    (nul_id,) = await _ids(editor_client)
+    binary = await call(editor_client, CHANGE, id=nul_id)
     assert binary["ok"] is False and binary["error"] == "too_large", binary
     assert binary["binary"] is True and binary["size_after"] == 4
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import stat
 from pathlib import Path
 
 import pytest
@@ -151,17 +152,28 @@ async def test_binary_directory_missing(client: LanguageClient, workspace: Path)
     "device", ["/dev/zero", "/dev/random", "/dev/null", "/dev/stdin", "/proc/self/fd/0"]
 )
 async def test_devices_refused_without_blocking(client: LanguageClient, device: str) -> None:
+    """Devices outside the workspace are outside it: refused as such, like any path
+    there, without saying (or finding out by opening) what they are."""
     if not os.path.exists(device):
         pytest.skip(f"{device} does not exist here")
     r = await call(client, READ, file_path=device)
-    assert r["ok"] is False and r["error"] == "not_regular_file", r
+    assert r["ok"] is False and r["error"] == "outside_workspace", r
 
 
 async def test_tty_refused(client: LanguageClient) -> None:
     if not os.path.exists("/dev/tty"):
         pytest.skip("no /dev/tty")
     r = await call(client, READ, file_path="/dev/tty")
-    assert r["error"] == "not_regular_file"
+    assert r["error"] == "outside_workspace"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+async def test_a_device_inside_the_workspace_is_refused(
+    client: LanguageClient, workspace: Path
+) -> None:
+    os.mknod(workspace / "zero", 0o600 | stat.S_IFCHR, os.makedev(1, 5))
+    r = await call(client, READ, file_path="zero")
+    assert r["error"] == "not_regular_file", r
 
 
 async def test_fifo_and_socket_refused(client: LanguageClient, workspace: Path) -> None:

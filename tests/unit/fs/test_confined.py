@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from steadyhand.fs import atomic, syscalls
+from steadyhand.fs.checked_open import open_checked
 from steadyhand.fs.syscalls import Syscalls, open_no_symlinks
 from steadyhand.paths.resolve import Roots, resolve
 from steadyhand.protocol.errors import ToolError
@@ -102,22 +103,24 @@ def test_resolve_agrees_with_the_walk(tree: Path, monkeypatch: pytest.MonkeyPatc
     assert fast[str(tree / "sub/new.txt")][1][2] is None  # type: ignore[index]
 
 
-def _read_confined(path: str) -> bytes:
-    fd = atomic.open_confined(path, os.O_RDONLY | os.O_NONBLOCK)
+def _read_checked(path: str) -> bytes:
+    fd, _ = open_checked(path)
     try:
-        return os.read(fd, 1 << 16) if stat.S_ISREG(os.fstat(fd).st_mode) else b"<folder>"
+        return os.read(fd, 1 << 16)
     finally:
         os.close(fd)
 
 
-def test_confined_open_agrees_with_the_walk(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    fast = {p: _outcome(lambda p=p: _read_confined(p)) for p in _paths(tree)}
+def test_checked_open_agrees_with_the_walk(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = {p: _outcome(lambda p=p: _read_checked(p)) for p in _paths(tree)}
     _without_openat2(monkeypatch)
-    slow = {p: _outcome(lambda p=p: _read_confined(p)) for p in _paths(tree)}
+    slow = {p: _outcome(lambda p=p: _read_checked(p)) for p in _paths(tree)}
     assert fast == slow
     assert fast[str(tree / "sub/deep/h.txt")] == ("ok", b"deep\n")
     assert fast[str(tree / "link_out/secret.txt")] == ("refused", "invalid_path")
-    assert fast[str(tree / "file_link")] == ("error", errno.ELOOP)
+    assert fast[str(tree / "file_link")] == ("refused", "invalid_path")
+    assert fast[str(tree / "pipe")] == ("refused", "not_regular_file")
+    assert fast[str(tree / "sub")] == ("refused", "is_directory")
 
 
 def _open_folder(folder: str, make: bool) -> object:

@@ -116,3 +116,19 @@ def test_an_earlier_store_for_several_folders_is_found_and_read(
     assert h.get_text(key) == "kept\n" and h.has(key)
     assert h.find_checkpoint("s", "cp-old") is not None
     assert h.versions(os.path.join(a, "f")) == []
+
+
+def test_a_store_folder_whose_meta_is_a_fifo_or_too_deep_is_skipped_without_opening_it(
+    tmp_path: Path, tree: tuple[str, str, str]
+) -> None:
+    a, _, b = tree
+    state = tmp_path / "state"
+    fifo_store = state / "fifo"
+    fifo_store.mkdir(parents=True)
+    os.mkfifo(fifo_store / "meta.json")  # opening it for reading would block for good
+    deep_store = state / "deep"
+    deep_store.mkdir()
+    (deep_store / "meta.json").write_text("[" * 100_000 + "]" * 100_000)
+    old = HistoryStore(str(state / workspace_key([a, b])), 1 << 20, 1 << 20, (a, b))
+    old.append(Checkpoint("cp-old", "s", "", 4.0))
+    assert legacy_stores(str(state), [b]) == [old.root]

@@ -77,3 +77,37 @@ def test_brace_expansion() -> None:
     assert expand_braces("{a,{b,c}}") == ["a", "b", "c"]
     assert expand_braces("{,x}y") == ["y", "xy"]
     assert expand_braces("a{b") == ["a{b"]
+
+
+# -- any character a file name may hold ------------------------------------------------
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+#: A file or folder name: any characters but "/" and NUL (a newline, a CR, a tab...).
+NAME = st.text(st.characters(blacklist_characters="/\x00"), min_size=1, max_size=12).filter(
+    lambda n: n not in (".", "..")
+)
+CHAR = st.characters(blacklist_characters="/\x00")
+
+
+@given(name=NAME, folder=NAME)
+def test_every_wildcard_matches_every_character_a_name_may_hold(name: str, folder: str) -> None:
+    assert _hit("secrets/**", f"secrets/{name}")
+    assert _hit("secrets/**", f"secrets/{folder}/{name}")
+    assert _hit("secrets/*", f"secrets/{name}")
+    assert _hit("secrets", f"{folder}/secrets/{name}")
+    assert _hit("**/.git/**", f"{folder}/.git/config")
+    assert _hit("**/.git/**", f"{folder}/{name}/.git/config")
+    assert _hit("*.pem", f"{name}.pem")
+    assert _hit("*.pem", f"{folder}/{name}.pem")
+    assert _hit("/top/**", f"top/{folder}/{name}")
+    assert _hit("./top/*", f"top/{name}")
+    assert first_match(("x.none", "secrets/**"), f"{ROOT}/secrets/{name}") == "secrets/**"
+
+
+@given(c=CHAR)
+def test_one_character_wildcards_match_any_character_but_a_slash(c: str) -> None:
+    assert _hit("a?b", f"a{c}b")
+    assert _hit("a[!/]b", f"a{c}b") or c == "/"
+    assert not _hit("a?b", "a/b") and not _hit("a*b", "a/b")
