@@ -95,8 +95,11 @@ def operations(c: Contender) -> dict[str, Callable[[int], object]]:
         f.write_text(workload.source_text(n))
     multi.write_text(workload.source_text(1000))
     write.write_text(workload.source_text(1000))
-    for f in (*files.values(), multi, write):
-        c.call("steadyhand.read", {"file_path": str(f), "limit": 100_000})
+    for f in (files[1000], multi, write):
+        c.call("steadyhand.read", {"file_path": str(f)})
+    # The 10k-line file is over what one read answers: a window around the edited line.
+    k, _ = workload.edit_pair(10_000)
+    c.call("steadyhand.read", {"file_path": str(files[10_000]), "offset": k - 3, "limit": 7})
     versions = [workload.source_text(1000), workload.source_text(1000, variant=1)]
     reads = [{"file_path": str(files[1000])}, {"file_path": str(files[1000]), "limit": 5000}]
 

@@ -154,11 +154,13 @@ def _flip(
     return go
 
 
-def _window(path: Path, n: int, lines: list[int]) -> dict[str, Any]:
-    """Read params showing ``lines`` (the whole file when it is small)."""
+def _windows(path: Path, n: int, lines: list[int]) -> list[dict[str, Any]]:
+    """Read params showing ``lines`` (the whole file when it is small; else a small window
+    around each, as an agent reads before it edits: one window over lines far apart would
+    pass what one read answers)."""
     if n <= 1000:
-        return {"file_path": str(path)}
-    return {"file_path": str(path), "offset": min(lines) - 3, "limit": max(lines) - min(lines) + 7}
+        return [{"file_path": str(path)}]
+    return [{"file_path": str(path), "offset": k - 3, "limit": 7} for k in sorted(set(lines))]
 
 
 def interleave(
@@ -418,9 +420,11 @@ class Bench:
                 sh_call(srv, "steadyhand.read", {"file_path": str(_spot(d, "w1k.py"))})
                 for n in m.sizes:
                     k, _ = workload.edit_pair(n)
-                    sh_call(srv, "steadyhand.read", _window(_spot(d, f"f{n}.py"), n, [k]))
                     ks = [k for k, _ in workload.multi_edit_pairs(n)]
-                    sh_call(srv, "steadyhand.read", _window(_spot(d, f"m{n}.py"), n, ks))
+                    for params in _windows(_spot(d, f"f{n}.py"), n, [k]) + _windows(
+                        _spot(d, f"m{n}.py"), n, ks
+                    ):
+                        sh_call(srv, "steadyhand.read", params)
             settle(sh, shd)  # the agent thinks after reading
 
             def where(name: str) -> dict[str, Path]:
@@ -816,7 +820,8 @@ class Bench:
         try:
             for n in (1000, 10_000):
                 k, _ = workload.edit_pair(n)
-                mcp_call(shm, "read_file", _window(_spot(dirs[SHM], f"f{n}.py"), n, [k]))
+                for params in _windows(_spot(dirs[SHM], f"f{n}.py"), n, [k]):
+                    mcp_call(shm, "read_file", params)
             mcp_call(shm, "read_file", {"file_path": str(_spot(dirs[SHM], "w1k.py"))})
             rows.append(self._mcp_read_row(shm, peer, dirs))
             for n in (1000, 10_000):

@@ -32,6 +32,7 @@ from steadyhand.state.hashing import text_hash
 from steadyhand.syntax.engine import MAX_BYTES, Checker, Outcome, Text
 from steadyhand.syntax.issues import Issue
 from steadyhand.syntax.languages import LANGUAGE_IDS, detect, first_line
+from steadyhand.text.diff import line_splices
 from steadyhand.text.lines import to_view
 
 #: Tools that put back content the file held before: never scanned for secrets (an undo
@@ -43,6 +44,9 @@ RESTORING_TOOLS = frozenset({"undo", "rewind"})
 MAX_LISTED = 10
 #: Errors named in a message at most.
 MAX_NAMED = 3
+#: Texts (old and new together, in characters) above which a whole-text change is checked
+#: as the lines it changes rather than as one edit spanning them all.
+WHOLE_CHARS = 8192
 
 #: The trees of the texts agents read and change, shared by every session.
 CHECKER = Checker()
@@ -147,7 +151,11 @@ def _check_text(ctx: ToolContext, change: Change, new_view: str) -> SyntaxReport
         return None
     before = change.before
     old = Text(before.view_hash, before.view) if before is not None else None
-    outcome = CHECKER.check(lang, old, new_view, change.splices if old is not None else None)
+    splices = change.splices if old is not None else None
+    if old is not None and splices is None and len(old.view) + len(new_view) > WHOLE_CHARS:
+        # A write: the lines it changes, so that only the text around them is parsed.
+        splices = tuple(line_splices(old.view, new_view))
+    outcome = CHECKER.check(lang, old, new_view, splices)
     report = _report(outcome)
     report._commits.append(lambda snap: outcome.commit(snap.view_hash))
     return report

@@ -16,6 +16,7 @@ whether a node is named), so fakes stand in for tree-sitter nodes in tests.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Sequence
 from typing import Protocol
@@ -99,9 +100,10 @@ def _head(node: NodeLike, b: int, spans: list[tuple[int, int]], out: list[tuple[
         last, after = node.child(hi), node.child(hi + 1)
         if last is not None and after is not None and _kind(node.child(0)) == _kind(after):
             start, end = node.start_byte, after.start_byte
-            if any(s < end for s, _ in spans):
+            # (the spans are ordered: the first starts soonest)
+            if spans and spans[0][0] < end:
                 end = last.end_byte  # an edit in the space before ``after``: keep it
-            if not any(s < end for s, _ in spans) and start < end:
+            if not (spans and spans[0][0] < end) and start < end:
                 out.append((start, end))
             return
 
@@ -116,9 +118,10 @@ def _tail(node: NodeLike, a: int, spans: list[tuple[int, int]], out: list[tuple[
             return
         if _kind(before) == _kind(last):
             start, end = before.end_byte, last.end_byte
-            if any(e > start for _, e in spans):
+            # (the spans are ordered and apart: the last ends latest)
+            if spans and spans[-1][1] > start:
                 start = first.start_byte  # an edit in the space after ``before``: keep it
-            if not any(e > start for _, e in spans) and start < end:
+            if not (spans and spans[-1][1] > start) and start < end:
                 out.append((start, end))
             return
 
@@ -171,6 +174,7 @@ def _visit(
         keep.update(range(min(n, ENDS)))
         keep.update(range(max(0, n - ENDS), n))
     if n >= MIN_CHILDREN:
+        starts = [s for s, _ in spans]
         ordered = sorted(keep)
         if ordered and ordered[0] > 0:
             _head(node, ordered[0] - 1, spans, out)
@@ -187,21 +191,26 @@ def _visit(
                 if first is None or last is None or after is None:
                     continue
                 start, end = first.start_byte, after.start_byte
-                if any(start <= s < end for s, _ in spans):
+                at = bisect.bisect_left(starts, start)
+                if at < len(starts) and starts[at] < end:
                     end = last.end_byte  # an edit in the space before ``after``: keep it
                 if start < end:
                     out.append((start, end))
         kept = sorted(keep)
     else:
         kept = list(range(n))
-    # go into the kept children, with the part of each edit that lies in them
+    # go into the kept children, with the part of each edit that lies in them (every
+    # child an edit touches is kept)
+    touching: dict[int, list[tuple[int, int]]] = {}
+    for i, j, span in touched:
+        for k in range(i, j + 1):
+            touching.setdefault(k, []).append(span)
     for k in kept:
         child = node.child(k)
         if child is None or child.child_count == 0:
             continue
         parts: list[tuple[int, int]] = []
-        for i, j, (s, e) in touched:
-            if i <= k <= j:
-                lo = max(s, child.start_byte)
-                parts.append((lo, max(lo, min(e, child.end_byte))))
+        for s, e in touching.get(k, ()):
+            lo = max(s, child.start_byte)
+            parts.append((lo, max(lo, min(e, child.end_byte))))
         _visit(child, parts, out, margin)

@@ -337,6 +337,20 @@ def line_opcodes(a: list[str], b: list[str]) -> list[Opcode]:
     return _opcodes(a, b)
 
 
+def line_splices(old_view: str, new_view: str) -> list[Splice]:
+    """The change from ``old_view`` to ``new_view`` as splices of whole lines, one per run
+    of lines replaced, added or removed (found as :func:`line_opcodes` finds them): a
+    rewrite of a file that keeps most of its lines is a few local changes, not one."""
+    a = old_view.splitlines(keepends=True)
+    b = new_view.splitlines(keepends=True)
+    offsets = [0, *itertools.accumulate(map(len, a))]
+    return [
+        Splice(offsets[i1], offsets[i2], "".join(b[j1:j2]))
+        for tag, i1, i2, j1, j2 in _opcodes(a, b)
+        if tag != "equal"
+    ]
+
+
 def _opcodes(a: list[str], b: list[str]) -> list[Opcode]:
     if len(a) + len(b) < SMALL_DIFF:  # (one replaced line took _unified's shortcut)
         return list(difflib.SequenceMatcher(None, a, b).get_opcodes())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 import shutil
 import subprocess
@@ -17,6 +18,7 @@ from steadyhand.state.file_state import merge_ranges, ranges_through
 from steadyhand.text.diff import (
     changed_ranges,
     changed_runs,
+    line_splices,
     splices_diff,
     stat,
     unified,
@@ -113,6 +115,21 @@ def test_small_diffs_apply_and_match_difflib(pair: tuple[list[str], list[str]]) 
 def test_large_diffs_apply(pair: tuple[list[str], list[str]]) -> None:
     old, new = pair
     assert apply_unified(old, unified(old, new, name="f")) == new
+
+
+@settings(max_examples=120, deadline=None)
+@given(edited(1200), st.sampled_from(["\n", "\r\n", "\r"]), st.booleans())
+def test_line_splices_make_the_new_text_and_leave_kept_lines_alone(
+    pair: tuple[list[str], list[str]], eol: str, final: bool
+) -> None:
+    old_lines, new_lines = pair
+    old = eol.join(old_lines) + (eol if final and old_lines else "")
+    new = eol.join(new_lines) + (eol if old_lines == new_lines and final else "")
+    splices = line_splices(old, new)
+    assert apply_splices(old, splices) == new
+    assert all(a.end <= b.start for a, b in itertools.pairwise(splices))
+    assert all(sp.start < sp.end or sp.text for sp in splices)
+    assert (splices == []) == (old == new)
 
 
 def test_a_rewrite_in_place_is_one_hunk_per_changed_line() -> None:
