@@ -66,11 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve":
         _logging(args.log_level, args.log_file)
         allocator.tune()
-        # Start-up makes tens of thousands of objects that live as long as the server and
-        # next to no garbage: no collection runs while importing (each would walk all that
-        # was made so far), and what importing made is set aside at the end, so that no
-        # later collection walks it either.
-        gc.disable()
+        # Start-up makes tens of thousands of objects that live as long as the server. The
+        # interpreter's own are set aside first, so that collections while importing do
+        # not walk them again and again; what importing made is set aside at the end, so
+        # that no later collection walks it either.
+        gc.freeze()
         try:
             from steadyhand.server import create_server
             from steadyhand.transport import serve_stdio, serve_tcp
@@ -78,7 +78,6 @@ def main(argv: list[str] | None = None) -> int:
             ls = create_server()
         finally:
             gc.freeze()
-            gc.enable()
         if args.tcp:
             serve_tcp(ls, args.host, args.port)
         else:
@@ -99,13 +98,12 @@ def _mcp(args: argparse.Namespace) -> int:
 
     _logging(args.log_level, args.log_file)
     allocator.tune()
-    gc.disable()  # as for serve: no collection walks what start-up made, again and again
+    gc.freeze()  # as for serve: no collection walks what start-up made, again and again
     try:
         from steadyhand.config import Settings
         from steadyhand.mcp.server import ConfigError, Options, load_config, serve
     finally:
         gc.freeze()
-        gc.enable()
     try:
         settings = load_config(args.config) if args.config else Settings()
     except ConfigError as exc:
