@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import random
 import statistics
 import sys
 import tempfile
@@ -34,7 +33,13 @@ from pygls.lsp.client import LanguageClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.nearmiss.corpus import Verdict, judge, load_cases, run_case  # noqa: E402
+from tests.nearmiss.corpus import (  # noqa: E402
+    Verdict,
+    judge,
+    load_cases,
+    minified,
+    run_case,
+)
 
 
 async def run(json_out: Path | None) -> int:
@@ -113,19 +118,6 @@ async def run(json_out: Path | None) -> int:
     return 1 if wrong else 0
 
 
-def _minified(size: int, seed: int) -> str:
-    rng = random.Random(seed)
-    words = ["function", "var", "return", "if", "else", "for", "this", "null", "x", "y"]
-    punct = ["=", "(", ")", "{", "}", ";", ",", "+", "0", "1", ".", "&&", "||"]
-    out: list[str] = []
-    n = 0
-    while n < size:
-        piece = rng.choice(words) + rng.choice(punct)
-        out.append(piece)
-        n += len(piece)
-    return "".join(out)[:size]
-
-
 async def _timed(work: Any) -> float:
     t0 = time.perf_counter()
     await work
@@ -143,7 +135,7 @@ async def long_lines(client: LanguageClient, root: Path) -> dict[str, Any]:
     idle = [await _timed(call("steadyhand.ping", {})) for _ in range(20)]
     rows: list[dict[str, Any]] = []
     for size in (10_000, 40_000, 200_000):
-        line = _minified(size, size)
+        line = minified(size, size)
         path = root / f"long-{size}.min.js"
         path.write_text(line + "\n")
         await call("steadyhand.read", {"file_path": str(path)})

@@ -13,6 +13,7 @@ and the call is made. :func:`judge` classifies the outcome.
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -113,3 +114,18 @@ def judge(case: Case, out: Outcome) -> Verdict:
     if out.result.get("error") != case.expect["error"]:
         return Verdict.WRONG_CODE
     return Verdict.REFUSED
+
+
+def minified(size: int, seed: int = 7) -> str:
+    """One line of ``size`` characters that looks like minified JavaScript: the input
+    on which an unbounded near-miss search is quadratic in the line's length."""
+    rng = random.Random(seed)
+    words = ["function", "var", "return", "if", "else", "for", "this", "null", "x", "y"]
+    punct = ["=", "(", ")", "{", "}", ";", ",", "+", "0", "1", ".", "&&", "||"]
+    out: list[str] = []
+    n = 0
+    while n < size:
+        piece = rng.choice(words) + rng.choice(punct)
+        out.append(piece)
+        n += len(piece)
+    return "".join(out)[:size]

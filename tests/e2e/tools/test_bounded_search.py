@@ -9,13 +9,13 @@ the refusal comes back with advice, and a ping sent meanwhile is answered at onc
 from __future__ import annotations
 
 import asyncio
-import random
 from pathlib import Path
 from typing import Any
 
 from pytest_lsp import LanguageClient
 
 from tests.conftest import call
+from tests.nearmiss.corpus import minified
 
 READ, EDIT, MULTI, PING = (
     "steadyhand.read",
@@ -26,20 +26,6 @@ READ, EDIT, MULTI, PING = (
 
 #: Generous: the answer comes in well under a second; the unbounded search took minutes.
 TIMEOUT = 60.0
-
-
-def minified(size: int, seed: int = 7) -> str:
-    """One line of ``size`` characters that looks like minified JavaScript."""
-    rng = random.Random(seed)
-    words = ["function", "var", "return", "if", "else", "for", "this", "null", "x", "y"]
-    punct = ["=", "(", ")", "{", "}", ";", ",", "+", "0", "1", ".", "&&", "||"]
-    out: list[str] = []
-    n = 0
-    while n < size:
-        piece = rng.choice(words) + rng.choice(punct)
-        out.append(piece)
-        n += len(piece)
-    return "".join(out)[:size]
 
 
 def slipped(line: str) -> str:
