@@ -1140,7 +1140,7 @@ class Bench:
             bad = sum(1 for r in results if not (isinstance(r, dict) and r.get("ok")))
             busy = rss_kib(sh.pid)
             # What the server holds while the agent thinks: it hands free heap back after
-            # a second without messages (steadyhand/allocator.py).
+            # a second without messages (steadyhand/runtime/allocator.py).
             time.sleep(SETTLE_SECONDS)
             after = rss_kib(sh.pid)
         finally:
@@ -1292,7 +1292,7 @@ def main(argv: list[str] | None = None) -> int:
     # Byte-compile the package first, as an installed package is: with
     # PYTHONDONTWRITEBYTECODE set, every start would otherwise compile each module anew.
     package = Path(__file__).resolve().parent.parent / "server" / "steadyhand"
-    compileall.compile_dir(str(package), quiet=1, rx=re.compile(r"demo_workspace"))
+    compileall.compile_dir(str(package), quiet=1, rx=re.compile(r"demo/workspace"))
     cache = servers.CACHE / "bench"
     run_dir = cache / f"run-{os.getpid()}"
     # The servers keep their undo history inside the run folder, removed with it.

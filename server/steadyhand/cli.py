@@ -8,7 +8,8 @@ import gc
 import logging
 import sys
 
-from steadyhand import __version__, allocator
+from steadyhand import __version__
+from steadyhand.runtime import allocator
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -72,8 +73,8 @@ def main(argv: list[str] | None = None) -> int:
         # that no later collection walks it either.
         gc.freeze()
         try:
-            from steadyhand.server import create_server
-            from steadyhand.transport import serve_stdio, serve_tcp
+            from steadyhand.lsp.server import create_server
+            from steadyhand.lsp.transport import serve_stdio, serve_tcp
 
             ls = create_server()
         finally:
@@ -86,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "mcp":
         return _mcp(args)
     if args.command == "demo":
-        from steadyhand.demo import run_demo
+        from steadyhand.demo.run import run_demo
 
         return run_demo(keep=args.keep)
     _parser().print_help()

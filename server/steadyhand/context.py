@@ -7,7 +7,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from steadyhand.change import World
 from steadyhand.config import Settings
 from steadyhand.documents.snapshot import Snapshot, from_disk
 from steadyhand.fs.reader import RawFile, read_all
@@ -16,6 +15,7 @@ from steadyhand.paths.resolve import ResolvedPath, Roots, resolve
 from steadyhand.state.content_store import ContentStore
 from steadyhand.state.file_state import SessionRegistry
 from steadyhand.state.locks import PathLocks
+from steadyhand.world import World
 
 if TYPE_CHECKING:
     from steadyhand.history.stores import History

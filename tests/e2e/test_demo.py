@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from steadyhand.demo import run_demo
+from steadyhand.demo.run import run_demo
 
 
 def test_the_demo_passes_and_keeps_its_history_in_its_own_folder(

@@ -20,7 +20,7 @@ from pygls.exceptions import JsonRpcInternalError
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import captured_exception_key
 
-from steadyhand import external as external_mod
+from steadyhand.watch import external as external_mod
 from tests.conftest import call, init_params, server_config
 from tests.editor import (
     EditorState,

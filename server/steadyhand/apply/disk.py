@@ -6,12 +6,12 @@ import asyncio
 import functools
 from collections.abc import Callable
 
-from steadyhand.change import Applied, Change
 from steadyhand.documents.snapshot import Snapshot, note_written
 from steadyhand.fs.atomic import atomic_write, checked_delete
 from steadyhand.fs.syscalls import Syscalls
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import content_hash
+from steadyhand.world import Applied, Change
 
 
 def after_answer(job: Callable[[], None]) -> None:

@@ -19,7 +19,6 @@ from typing import Any, Protocol
 from lsprotocol import types
 
 from steadyhand.apply.disk import delete_from_disk, write_to_disk
-from steadyhand.change import Applied, Change
 from steadyhand.config import Settings
 from steadyhand.documents.open_docs import OpenDocuments
 from steadyhand.documents.positions import PositionIndex, encoding_name, line_starts
@@ -35,6 +34,7 @@ from steadyhand.text.diff import line_opcodes, stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
 from steadyhand.text.lines import NewlineMap, ending_stats, to_view, with_endings
 from steadyhand.text.splices import Splice, apply_splices, changed_core, coalesce, raw_splices
+from steadyhand.world import Applied, Change
 
 log = logging.getLogger(__name__)
 

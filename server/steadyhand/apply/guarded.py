@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 
-from steadyhand.change import Applied, Change
 from steadyhand.context import ToolContext, WorldLayer
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import check_writable
@@ -20,6 +19,7 @@ from steadyhand.guards.syntax import RESTORING_TOOLS, SyntaxReport, check_syntax
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.lists import list_fields
 from steadyhand.text.lines import to_view
+from steadyhand.world import Applied, Change
 
 #: Above this many characters the scan runs off the event loop.
 _THREAD_CHARS = 1 << 20

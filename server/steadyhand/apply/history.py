@@ -22,18 +22,18 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from steadyhand.apply.disk import delete_from_disk
-from steadyhand.change import Applied, Change, World
 from steadyhand.context import ToolContext, WorldLayer
 from steadyhand.documents.snapshot import Snapshot, from_disk
 from steadyhand.fs.state_dir import state_dir
 from steadyhand.history.store import HistoryStore, Version, new_id
 from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
-from steadyhand.tasks import run_to_end
+from steadyhand.runtime.tasks import run_to_end
 from steadyhand.text.diff import splices_diff, stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
 from steadyhand.text.lines import count_lines
 from steadyhand.text.splices import Splice, apply_splices
+from steadyhand.world import Applied, Change, World
 
 log = logging.getLogger(__name__)
 

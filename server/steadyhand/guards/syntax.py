@@ -22,7 +22,6 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from steadyhand.change import Change
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, from_disk
 from steadyhand.formats import notebook as nb_fmt
@@ -34,6 +33,7 @@ from steadyhand.syntax.issues import Issue
 from steadyhand.syntax.languages import LANGUAGE_IDS, detect, first_line
 from steadyhand.text.diff import line_splices
 from steadyhand.text.lines import to_view
+from steadyhand.world import Change
 
 #: Tools that put back content the file held before: never scanned for secrets (an undo
 #: must be able to restore a file that held a credential before the agent touched it),

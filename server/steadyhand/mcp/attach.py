@@ -17,7 +17,7 @@ from typing import Any
 
 from steadyhand.mcp import protocol as rpc
 from steadyhand.mcp.rendezvous import Descriptor, available, find
-from steadyhand.wire import loads
+from steadyhand.runtime.wire import loads
 
 log = logging.getLogger(__name__)
 

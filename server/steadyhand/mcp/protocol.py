@@ -15,13 +15,14 @@ import select
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from steadyhand.framing import MAX_BODY_BYTES
-from steadyhand.tasks import Resume
-from steadyhand.wire import dumps
+from steadyhand.runtime.tasks import Resume
+from steadyhand.runtime.wire import MAX_MESSAGE_BYTES, dumps
 
 PARSE_ERROR = -32700
 #: The parse error's message for a line over the size limit (dropped unread).
-TOO_LONG = f"Parse error: a message may be at most {MAX_BODY_BYTES:,} bytes; the line was dropped."
+TOO_LONG = (
+    f"Parse error: a message may be at most {MAX_MESSAGE_BYTES:,} bytes; the line was dropped."
+)
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
@@ -37,7 +38,7 @@ class LineFramer(asyncio.Protocol):
         on_close: Callable[[Exception | None], None],
         on_connect: Callable[[asyncio.BaseTransport], None] | None = None,
         on_too_long: Callable[[], None] | None = None,
-        max_line: int = MAX_BODY_BYTES,
+        max_line: int = MAX_MESSAGE_BYTES,
     ) -> None:
         self._on_line = on_line
         self._on_close = on_close

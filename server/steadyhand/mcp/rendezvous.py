@@ -34,7 +34,7 @@ from steadyhand import __version__
 from steadyhand.context import ToolContext
 from steadyhand.fs.checked_open import open_regular
 from steadyhand.mcp import protocol as rpc
-from steadyhand.wire import loads
+from steadyhand.runtime.wire import loads
 
 log = logging.getLogger(__name__)
 

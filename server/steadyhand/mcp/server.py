@@ -23,14 +23,14 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from steadyhand import __version__
-from steadyhand.allocator import IdleTrim
 from steadyhand.config import Settings
 from steadyhand.context import ToolContext
 from steadyhand.mcp import protocol as rpc
 from steadyhand.mcp import tools
 from steadyhand.mcp.attach import Attachment, attach
 from steadyhand.paths.uris import local_path
-from steadyhand.wire import loads
+from steadyhand.runtime.allocator import IdleTrim
+from steadyhand.runtime.wire import loads
 
 log = logging.getLogger("steadyhand")
 
@@ -512,7 +512,7 @@ def _is_pipe_or_socket(fd: int) -> bool:
 
 
 async def _serve(options: Options) -> int:
-    from steadyhand.transport import widen_pipes
+    from steadyhand.runtime.pipes import widen_pipes
 
     loop = asyncio.get_running_loop()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer

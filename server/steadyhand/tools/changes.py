@@ -11,7 +11,6 @@ every change: a WorkspaceEdit for an open document, an atomic write otherwise.
 
 from __future__ import annotations
 
-from steadyhand.change import Change
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, mixed_view
 from steadyhand.guards.protected import check_writable
@@ -44,6 +43,7 @@ from steadyhand.tools.versions import (
     require_history,
     untouched,
 )
+from steadyhand.world import Change
 
 DEFAULT_CHANGES_LIMIT = 50
 #: The most changes one listing shows, whatever ``limit`` asks for.

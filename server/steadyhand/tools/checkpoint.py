@@ -22,7 +22,7 @@ from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.lists import MAX_LISTED, MAX_NAMED, list_fields, listed, named
 from steadyhand.protocol.params import CheckpointParams, RewindParams
 from steadyhand.protocol.results import Result, success
-from steadyhand.tasks import run_to_end
+from steadyhand.runtime.tasks import run_to_end
 from steadyhand.text.diff import changed_ranges, whole_diff
 from steadyhand.text.lines import count_lines, to_view
 from steadyhand.tools.mutation import remove

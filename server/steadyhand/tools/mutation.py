@@ -23,7 +23,6 @@ from stat import S_ISDIR
 
 from steadyhand.apply.guarded import check_secrets, dry_run_fields, dry_run_note
 from steadyhand.apply.history import delete_via
-from steadyhand.change import Applied, Change
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, prime_endings
 from steadyhand.formats import notebook as nb_fmt
@@ -39,6 +38,7 @@ from steadyhand.text.splices import Splice
 from steadyhand.tools.dry_run import check_fresh
 from steadyhand.tools.records import diff_fields, full_range, record_for, remember, require_read
 from steadyhand.tools.suggest import not_found
+from steadyhand.world import Applied, Change
 
 
 def encode(ctx: ToolContext, path: str, text: str, enc: Encoding) -> bytes:

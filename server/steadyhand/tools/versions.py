@@ -7,7 +7,6 @@ import datetime
 import os
 
 from steadyhand.apply.history import encoding_from_label
-from steadyhand.change import Applied, Change
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, from_raw_anyway
 from steadyhand.history.store import Version
@@ -15,6 +14,7 @@ from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.text.encoding import BinaryContent
 from steadyhand.tools.mutation import commit, encode
+from steadyhand.world import Applied, Change
 
 #: Diffs of restores are put in results only for texts up to this many characters.
 DIFF_MAX_CHARS = 200_000

@@ -32,9 +32,9 @@ from steadyhand.protocol.params import (
     WriteParams,
 )
 from steadyhand.protocol.results import failure
+from steadyhand.runtime.tasks import run_to_end
 from steadyhand.state.content_store import ContentStore
 from steadyhand.state.file_state import SessionRegistry
-from steadyhand.tasks import run_to_end
 from steadyhand.tools import checkpoint as checkpoint_tool
 from steadyhand.tools import read as read_tool
 from steadyhand.tools import undo as undo_tool

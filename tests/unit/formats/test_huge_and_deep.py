@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from steadyhand.formats import notebook as nb
 from steadyhand.formats import pdf
 from steadyhand.protocol.params import NotebookEditParams, ParamsError, ReadParams, structure
-from steadyhand.wire import loads
+from steadyhand.runtime.wire import loads
 
 DIGITS = "9" * 5000
 

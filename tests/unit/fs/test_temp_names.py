@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from steadyhand.fs.atomic import TEMP_PATTERN, clean_stale_temps, temp_basename
-from steadyhand.watcher import is_temp_name
+from steadyhand.watch.watcher import is_temp_name
 
 DEAD = 999_999_999  # no such process
 

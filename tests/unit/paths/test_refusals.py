@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from steadyhand.dispatch import closest_command
+from steadyhand.lsp.dispatch import closest_command
 from steadyhand.paths.resolve import Roots, names_folder, resolve
 from steadyhand.protocol.commands import ALL_COMMANDS
 from steadyhand.protocol.errors import ToolError

@@ -10,7 +10,6 @@ from typing import Any
 from steadyhand.apply.disk import DiskWorld
 from steadyhand.apply.guarded import GuardedWorld
 from steadyhand.apply.history import HistoryWorld, configure
-from steadyhand.change import Change
 from steadyhand.config import Settings
 from steadyhand.context import ToolContext
 from steadyhand.fs.syscalls import Syscalls
@@ -33,6 +32,7 @@ from steadyhand.tools import edit as edit_tool
 from steadyhand.tools import read as read_tool
 from steadyhand.tools import undo as undo_tool
 from steadyhand.tools.mutation import commit
+from steadyhand.world import Change
 
 Result = dict[str, Any]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from steadyhand.framing import (
+from steadyhand.lsp.framing import (
     MAX_BODY_BYTES,
     MAX_HEADER_BYTES,
     FrameError,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from steadyhand.external import ExternalChanges, _tracked_under
-from steadyhand.watcher import Watcher, is_temp_name, links_tell
+from steadyhand.watch.external import ExternalChanges, _tracked_under
+from steadyhand.watch.watcher import Watcher, is_temp_name, links_tell
 
 
 async def _until(seen: list[tuple[str, str]], want: tuple[str, str], timeout: float = 5.0) -> None:

@@ -21,11 +21,12 @@ from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import JsonRPCProtocol
 
-from steadyhand.allocator import IdleTrim
-from steadyhand.framing import FrameError, FrameParser
+from steadyhand.lsp.framing import FrameError, FrameParser
+from steadyhand.lsp.pygls_compat import fail_request, is_shut_down, send_message, set_stop_event
 from steadyhand.protocol.answers import MalformedAnswer
-from steadyhand.pygls_compat import fail_request, is_shut_down, send_message, set_stop_event
-from steadyhand.wire import loads
+from steadyhand.runtime.allocator import IdleTrim
+from steadyhand.runtime.pipes import widen_pipes
+from steadyhand.runtime.wire import loads
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +128,7 @@ def frame_error(protocol: JsonRPCProtocol, error: FrameError) -> None:
 
 
 class MessageFramer(asyncio.Protocol):
-    """``Content-Length`` framing (:class:`steadyhand.framing.FrameParser`) straight from
+    """``Content-Length`` framing (:class:`steadyhand.lsp.framing.FrameParser`) straight from
     the pipe or socket: each complete message is handled in the same turn of the event
     loop that read it (a stream reader would wake a waiting task first, one more turn per
     message). A frame whose header cannot be read is answered with a Parse error (null
@@ -179,27 +180,6 @@ class MessageFramer(asyncio.Protocol):
     def _finish(self) -> None:
         if not self._done.done():
             self._done.set_result(None)
-
-
-#: Pipe capacity asked for on stdin and stdout (Linux; the default is 64 KiB).
-PIPE_BYTES = 1 << 20
-
-
-def widen_pipes(*streams: BinaryIO) -> None:
-    """Let a whole answer (a read of 1,000 lines is about 75 KB) fit in the pipe at once,
-    so that writing it never waits for the client to drain the first 64 KiB."""
-    try:
-        import fcntl
-    except ImportError:  # not a POSIX system
-        return
-    set_size = getattr(fcntl, "F_SETPIPE_SZ", None)
-    if set_size is None:
-        return
-    for stream in streams:
-        with contextlib.suppress(OSError, ValueError):
-            fd = stream.fileno()
-            if stat.S_ISFIFO(os.fstat(fd).st_mode):
-                fcntl.fcntl(fd, set_size, PIPE_BYTES)
 
 
 #: Bytes read at a time from a stdin that is a regular file.

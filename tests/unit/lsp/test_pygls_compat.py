@@ -5,17 +5,17 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from steadyhand import pygls_compat
-from steadyhand.server import SteadyhandServer
+from steadyhand.lsp import pygls_compat
+from steadyhand.lsp.server import SteadyhandServer
 
 
 def test_pygls_is_the_pinned_release() -> None:
     """A pygls upgrade must be checked against pygls_compat first: this fails loudly."""
     assert pygls_compat.pygls_version() == pygls_compat.PINNED_PYGLS, (
-        f"pygls {pygls_compat.pygls_version()} is installed, but steadyhand.pygls_compat "
+        f"pygls {pygls_compat.pygls_version()} is installed, but steadyhand.lsp.pygls_compat "
         f"was written for {pygls_compat.PINNED_PYGLS}: check every private member it uses."
     )
-    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    project = tomllib.loads((Path(__file__).parents[3] / "pyproject.toml").read_text())
     assert f"pygls=={pygls_compat.PINNED_PYGLS}" in project["project"]["dependencies"]
 
 

@@ -23,12 +23,11 @@ from steadyhand.apply.history import HistoryWorld
 from steadyhand.apply.history import configure as configure_history
 from steadyhand.config import Settings, settings_from
 from steadyhand.context import ToolContext
-from steadyhand.dispatch import SteadyhandProtocol
 from steadyhand.documents.open_docs import OpenDocuments
 from steadyhand.documents.open_docs import uri_to_path as doc_path
-from steadyhand.external import ExternalChanges
 from steadyhand.fs.atomic import start_journal
 from steadyhand.fs.syscalls import from_environment
+from steadyhand.lsp.dispatch import SteadyhandProtocol
 from steadyhand.mcp.rendezvous import Rendezvous
 from steadyhand.paths.resolve import Roots
 from steadyhand.paths.uris import local_path
@@ -37,7 +36,8 @@ from steadyhand.protocol.results import Result, success
 from steadyhand.state.content_store import ContentStore
 from steadyhand.state.file_state import SessionRegistry
 from steadyhand.tools.table import COMMANDS, Command, parse, run
-from steadyhand.watcher import Watcher
+from steadyhand.watch.external import ExternalChanges
+from steadyhand.watch.watcher import Watcher
 
 log = logging.getLogger("steadyhand")
 

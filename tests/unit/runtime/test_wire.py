@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from steadyhand.wire import dumps, loads
+from steadyhand.runtime.wire import dumps, loads
 
 
 def test_dumps_round_trips_and_declines_what_is_not_json() -> None:

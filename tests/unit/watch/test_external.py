@@ -15,16 +15,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from steadyhand import external as external_mod
-from steadyhand import server as server_mod
 from steadyhand.apply.editor import EditorWorld, line_splices
-from steadyhand.change import Change
 from steadyhand.documents.snapshot import from_text
+from steadyhand.lsp import server as server_mod
 from steadyhand.state.file_state import FileRecord, SessionRegistry
 from steadyhand.state.hashing import content_hash, text_hash
 from steadyhand.state.staleness import is_stale
 from steadyhand.text.encoding import UTF8
 from steadyhand.text.splices import Splice, apply_splices
+from steadyhand.watch import external as external_mod
+from steadyhand.world import Change
 
 READ, EDIT = "steadyhand.read", "steadyhand.edit"
 FILE_CHANGED = "steadyhand/fileChanged"

@@ -16,6 +16,10 @@ try:
 except ImportError:  # pragma: no cover - a dependency, but the server works without it
     orjson = None  # type: ignore[assignment]
 
+#: The largest message either face takes, in bytes (an LSP frame's announced body, an MCP
+#: line); a larger one is answered with a parse error and skipped.
+MAX_MESSAGE_BYTES = 1 << 31
+
 
 def _int(text: str) -> int | float:
     """A JSON integer; one with more digits than Python converts (4,300) is taken as

@@ -22,8 +22,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from steadyhand.runtime.wire import MAX_MESSAGE_BYTES
+
 #: The largest body a frame may announce (a larger one is a frame error).
-MAX_BODY_BYTES = 1 << 31
+MAX_BODY_BYTES = MAX_MESSAGE_BYTES
 #: The most bytes the header lines of one frame may take.
 MAX_HEADER_BYTES = 8192
 #: The most digits a Content-Length may have (the largest allowed length has 10).

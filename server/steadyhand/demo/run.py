@@ -24,7 +24,7 @@ from pygls.lsp.client import LanguageClient
 
 from steadyhand import __version__
 
-SAMPLE = Path(__file__).parent / "demo_workspace"
+SAMPLE = Path(__file__).parent / "workspace"
 
 
 @dataclass

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import steadyhand.transport as transport
-from steadyhand.transport import MessageFramer
+import steadyhand.lsp.transport as transport
+from steadyhand.lsp.transport import MessageFramer
 
 bodies = st.lists(st.binary(min_size=0, max_size=300), min_size=1, max_size=8)
 header_styles = st.sampled_from(

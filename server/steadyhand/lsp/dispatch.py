@@ -15,7 +15,7 @@ Behaviour is otherwise pygls's own (same errors for bad arguments), except that 
 command is answered -32602 with ``data.field`` "command" and the closest known command.
 
 :meth:`SteadyhandProtocol.execute_fast` goes further for the transport in
-:mod:`steadyhand.transport`: a well-formed ``executeCommand`` request for one of
+:mod:`steadyhand.lsp.transport`: a well-formed ``executeCommand`` request for one of
 Steadyhand's own commands runs its handler directly from the parsed JSON, at once rather
 than on a later turn of the event loop (a task takes over only if the handler has to wait),
 and a plain JSON result is written back as one frame. Everything else — other methods, unknown
@@ -38,8 +38,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.protocol.language_server import lsp_method
 
-from steadyhand.paths.resolve import shown_path
-from steadyhand.pygls_compat import (
+from steadyhand.lsp.pygls_compat import (
     ForgetfulProtocol,
     answer_with_pygls,
     command_arguments,
@@ -48,8 +47,9 @@ from steadyhand.pygls_compat import (
     run_as_request,
     track_request,
 )
-from steadyhand.tasks import Resume
-from steadyhand.wire import dumps
+from steadyhand.paths.resolve import shown_path
+from steadyhand.runtime.tasks import Resume
+from steadyhand.runtime.wire import dumps
 
 log = logging.getLogger(__name__)
 

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from steadyhand.server import SteadyhandServer, create_server
-from steadyhand.tasks import Resume
-from steadyhand.transport import handle_body
+from steadyhand.lsp.server import SteadyhandServer, create_server
+from steadyhand.lsp.transport import handle_body
+from steadyhand.runtime.tasks import Resume
 
 
 class _Writer:

@@ -1,0 +1,1 @@
+"""``steadyhand demo``: a sample workspace (``workspace/``) driven through the real server."""
