@@ -414,6 +414,39 @@ def render_outputs(cell: CellSpan, want_images: bool) -> tuple[list[str], list[O
     return parts, images
 
 
+def output_text(cell: CellSpan | None) -> str:
+    """All the text a cell's outputs show, whole and decoded (streams, ``text/*`` and
+    JSON data, errors with their tracebacks), one output after another: what a scan for
+    credentials reads. Images and other binary data are left out."""
+    if cell is None:
+        return ""
+    outs = cell.get("outputs", [])
+    if not isinstance(outs, list):
+        return ""
+    parts: list[str] = []
+    for out in outs:
+        if not isinstance(out, dict):
+            continue
+        if "text" in out:
+            parts.append(join_text(out.get("text")))
+        data = out.get("data")
+        if isinstance(data, dict):
+            for media, value in data.items():
+                if not isinstance(media, str):
+                    continue
+                if media.startswith("text/") or media.endswith("json"):
+                    if isinstance(value, dict | list) and media.endswith("json"):
+                        parts.append(json.dumps(value, ensure_ascii=False, indent=1))
+                    else:
+                        parts.append(join_text(value))
+        if out.get("output_type") == "error":
+            parts.append(f"{out.get('ename', '')}: {out.get('evalue', '')}")
+            tb = out.get("traceback")
+            if isinstance(tb, list):
+                parts.append(_ANSI.sub("", "\n".join(str(x) for x in tb)))
+    return "\n".join(p for p in parts if p)
+
+
 def render_cell(cell: CellSpan, want_images: bool) -> tuple[str, list[OutputImage]]:
     attrs = f'index="{cell.index}" id="{cell.id}" type="{cell.cell_type}"'
     count = cell.get("execution_count")

@@ -20,6 +20,7 @@ from steadyhand.formats import notebook as nb_fmt
 from steadyhand.formats import outline as outline_fmt
 from steadyhand.formats import pdf as pdf_fmt
 from steadyhand.fs.checked_open import identity, open_checked
+from steadyhand.guards.secrets import notebook_read_note
 from steadyhand.paths.resolve import ResolvedPath
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import ReadParams
@@ -442,6 +443,9 @@ async def _read_notebook(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> R
     )
     if snap.source == "buffer" and snap.unsaved:
         notes.append("(This is the editor's open buffer, which has unsaved changes.)")
+    secrets_note = notebook_read_note(nb.cells[start - 1 : last])
+    if secrets_note:
+        notes.append(secrets_note)
     message = f"{header}\n\n" + "\n".join(parts) + "\n\n" + " ".join(notes)
     message += _ignored(p, "pages")
     result = success(
