@@ -651,7 +651,12 @@ def _maybe_notebook(view: str) -> nb_fmt.Notebook | None:
 def _scan_notebook(old_view: str | None, new_view: str, budget: Budget) -> Scan | None:
     """The scan of a change to a notebook, on what its user sees: each cell's source and
     outputs decoded, against the same cell before; then the JSON around the cells. None
-    when ``new_view`` is no notebook (it is scanned as text)."""
+    when ``new_view`` is no notebook, or when parsing both texts would pass the memory
+    bound of a notebook (it is then scanned as text: the patterns also match inside
+    JSON strings)."""
+    old_cost = nb_fmt.parse_cost(old_view)[1] if old_view else 0
+    if old_cost + nb_fmt.parse_cost(new_view)[1] > nb_fmt.PARSE_BUDGET:
+        return None  # too large to parse within the memory bound: scanned as JSON text
     after = _maybe_notebook(new_view)
     if after is None:
         return None
