@@ -109,4 +109,8 @@ PLACEHOLDERS: tuple[str, ...] = (
     '"private_key_id": "' + "0" * 40 + '"',
     "sk-ant-api03-" + "x" * 93 + "AA",
     "pypi-AgEIcHlwaS5vcmc" + "x" * 60,
+    'GITHUB_TOKEN="ghp_<YOUR_TOKEN>"',
+    "AWS_ACCESS_KEY_ID=AKIA<ACCESS_KEY_ID>",
+    "SLACK_BOT_TOKEN=xoxb-${SLACK_BOT_TOKEN}",
+    "-----BEGIN RSA PRIVATE KEY-----\\n<your key here>\\n-----END RSA PRIVATE KEY-----",
 )

@@ -407,6 +407,9 @@ def _hint_positions(text: str) -> list[int]:
 LONG_LINE = 8 * MAX_MATCH
 #: How long the scan of one change may take (seconds).
 SCAN_SECONDS = 5.0
+#: How long the scan behind a read's note may take (it runs on the event loop, and the
+#: note is advice: what it has no time for goes without one).
+READ_SCAN_SECONDS = 0.5
 
 
 def _windows(length: int, cols: list[int]) -> list[tuple[int, int]]:
@@ -752,7 +755,7 @@ def findings_for(content_key: str, lines: list[str]) -> list[Finding]:
     """Findings in all ``lines`` of a content, remembered by ``content_key``."""
     found = _FOUND_BY_CONTENT.get(content_key)
     if found is None:
-        found = scan_lines(list(enumerate(lines, start=1)))
+        found = scan_numbered(list(enumerate(lines, start=1)), Budget(READ_SCAN_SECONDS)).findings
         _FOUND_BY_CONTENT[content_key] = found
         while len(_FOUND_BY_CONTENT) > _FOUND_CACHE_SIZE:
             _FOUND_BY_CONTENT.popitem(last=False)
@@ -783,7 +786,8 @@ def read_note(
         last = first_line + len(lines) - 1
         found = [f for f in findings_for(content_key, all_lines) if first_line <= f.line <= last]
     else:
-        found = scan_lines(list(enumerate(lines, start=first_line)))
+        numbered = list(enumerate(lines, start=first_line))
+        found = scan_numbered(numbered, Budget(READ_SCAN_SECONDS)).findings
     by_name = looks_like_secrets_file(path)
     if not found and not by_name:
         return ""
