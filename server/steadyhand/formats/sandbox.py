@@ -132,8 +132,7 @@ def run(
     if "result" in last:
         return last["result"]
     if "error" in last:
-        err = last["error"]
-        raise ToolError(ErrorCode(err["code"]), str(err["message"]), **err.get("fields", {}))
+        raise refusal(last["error"])
     if last.get("over") == "memory":
         raise OverLimit("memory", seconds, memory_bytes, progress)
     if "bug" in last:
@@ -144,6 +143,18 @@ def run(
     if code == OUT_OF_MEMORY:
         raise OverLimit("memory", seconds, memory_bytes, messages)
     raise DecoderFailed(f"the decoding process stopped without an answer (exit code {code})")
+
+
+def refusal(err: Any) -> ToolError:
+    """The refusal a decoding process reported (``{code, message, fields}``), read
+    strictly: anything else is :class:`DecoderFailed`."""
+    try:
+        fields = err.get("fields") or {}
+        if not isinstance(fields, dict) or not all(isinstance(k, str) for k in fields):
+            raise TypeError("fields")
+        return ToolError(ErrorCode(err["code"]), str(err["message"]), **fields)
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise DecoderFailed(f"a malformed refusal: {exc}") from None
 
 
 def _cpu_signal(code: int | None) -> bool:

@@ -212,15 +212,17 @@ def _decode_images(
     }
     answers = sandbox.run("images", params, b"".join(data for _, data in items))
     out: list[image_fmt.DeliveredImage | ToolError] = []
-    for (name, _), answer in zip(items, answers, strict=True):
-        if "image" in answer:
-            out.append(image_fmt.DeliveredImage.from_wire(answer["image"]))
-        elif "error" in answer:
-            err = answer["error"]
-            out.append(ToolError(ErrorCode(err["code"]), err["message"], **err["fields"]))
-        else:
-            over = sandbox.OverLimit("memory", sandbox.SECONDS, sandbox.MEMORY_BYTES)
-            out.append(_over_limit(over, f"Decoding {name}", _SMALLER_IMAGE, path=name))
+    try:
+        for (name, _), answer in zip(items, answers, strict=True):
+            if "image" in answer:
+                out.append(image_fmt.DeliveredImage.from_wire(answer["image"]))
+            elif "error" in answer:
+                out.append(sandbox.refusal(answer["error"]))
+            else:
+                over = sandbox.OverLimit("memory", sandbox.SECONDS, sandbox.MEMORY_BYTES)
+                out.append(_over_limit(over, f"Decoding {name}", _SMALLER_IMAGE, path=name))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise sandbox.DecoderFailed(f"a malformed answer: {exc}") from None
     return out
 
 
@@ -313,8 +315,11 @@ def _pdf_text(
         raise _pdf_over_limit(path, spec, over) from None
     except sandbox.DecoderFailed as exc:
         raise _decoder_failed(path, "a PDF", exc) from None
-    pages = [pdf_fmt.PageText.from_wire(p) for p in answer["pages"]]
-    return int(answer["count"]), pages
+    try:
+        pages = [pdf_fmt.PageText.from_wire(p) for p in answer["pages"]]
+        return int(answer["count"]), pages
+    except (KeyError, TypeError, ValueError) as exc:
+        raise _decoder_failed(path, "a PDF", sandbox.DecoderFailed(str(exc))) from None
 
 
 def _pdf_over_limit(path: str, spec: str | None, over: sandbox.OverLimit) -> ToolError:
@@ -333,8 +338,13 @@ def _pdf_over_limit(path: str, spec: str | None, over: sandbox.OverLimit) -> Too
     what = f"Reading {which} of {path}"
     if done:
         first, last = done[0], done[-1]
-        span = f"{first}" if first == last else f"{first}-{last}"
-        what += f" (pages {span} were read in time)"
+        if len(done) == 1:
+            span = f"{first}"
+            what += f" (page {span} was read in time)"
+        else:
+            contiguous = done == list(range(first, last + 1))
+            span = f"{first}-{last}" if contiguous else ",".join(map(str, done))
+            what += f" (pages {span} were read in time)"
         advice = (
             f'Read fewer pages at once, for example pages="{span}", or ask the user for a '
             "text version."
