@@ -345,10 +345,11 @@ class Finding:
         return out
 
     def place(self) -> str:
+        """``on line 3``, ``in cell ab12, line 2``, ``in the outputs of cell ab12, line 2``."""
         if self.cell is None:
-            return f"line {self.line}"
+            return f"on line {self.line}"
         where = "the outputs of cell" if self.part == "outputs" else "cell"
-        return f"{where} {self.cell} line {self.line}"
+        return f"in {where} {self.cell}, line {self.line}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -703,7 +704,7 @@ def scan_change(
 
 def describe(findings: Sequence[Finding], most: int = 4) -> str:
     """``AWS access key ID on line 3, GitHub token on line 9`` (the first few)."""
-    parts = [f"{f.kind} on {f.place()} ({f.excerpt})" for f in findings[:most]]
+    parts = [f"{f.kind} {f.place()} ({f.excerpt})" for f in findings[:most]]
     more = len(findings) - most
     if more > 0:
         parts.append(f"{more} more")

@@ -64,7 +64,7 @@ async def test_a_secret_written_into_a_notebook_cell_is_refused(
             "part": "source",
         }
     ]
-    assert aws not in r["message"] and "cell c2 line 2" in r["message"]
+    assert aws not in r["message"] and "in cell c2, line 2" in r["message"]
     assert nb.read_text() == before
 
     gcp = make("GCP service account key")

@@ -294,7 +294,7 @@ def test_a_notebook_cell_is_scanned_as_its_user_sees_it() -> None:
         },
     ]
     assert scan.unscanned is None
-    assert "cell c2 line 2" in secrets.describe(scan.findings)
+    assert "in cell c2, line 2" in secrets.describe(scan.findings)
 
 
 def test_a_notebook_change_reports_only_what_it_adds() -> None:
