@@ -10,6 +10,7 @@ and the socket of a running ``steadyhand serve`` (``rendezvous.py``).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -330,6 +331,62 @@ def output_schema(tool: McpTool) -> dict[str, Any]:
 #: tool annotations.
 _STRUCTURED_SINCE = "2025-06-18"
 _ANNOTATIONS_SINCE = "2025-03-26"
+
+
+def structured_for(protocol: str) -> bool:
+    """Whether a connection of this revision takes ``structuredContent`` (and knows the
+    ``outputSchema`` it follows)."""
+    return protocol >= _STRUCTURED_SINCE
+
+
+def for_revision(answer: dict[str, Any], protocol: str) -> dict[str, Any]:
+    """A ``CallToolResult`` as a connection of this revision knows it: before 2025-06-18
+    there is no ``structuredContent``; the text carries the message alone."""
+    if structured_for(protocol) or "structuredContent" not in answer:
+        return answer
+    return {k: v for k, v in answer.items() if k != "structuredContent"}
+
+
+#: Arguments that name a file.
+PATH_ARGUMENTS = ("file_path",)
+
+
+def absolute_path(value: str, base: str) -> str | None:
+    """``value`` joined to ``base`` when the path resolver would take it as relative to
+    the first root; None when it is to be passed on as it is (absolute, ``~``, a
+    ``file:`` URI, a network path, or text no path can be, which the resolver refuses)."""
+    if not value.strip() or "\x00" in value:
+        return None
+    if value.startswith(("~", "//", "\\\\")) or value[:5].lower() == "file:":
+        return None
+    if os.path.isabs(value):
+        return None
+    try:
+        os.fsencode(value)
+    except UnicodeEncodeError:  # a lone surrogate
+        return None
+    return os.path.join(base, value)
+
+
+def absolute_paths(params: Any, base: str) -> dict[str, Any] | None:
+    """A ``tools/call``'s params with each relative file path made absolute against
+    ``base`` (this side's first root), for a server whose own first root may be another;
+    None when nothing needs to change."""
+    if not isinstance(params, dict):
+        return None
+    args = params.get("arguments")
+    if not isinstance(args, dict):
+        return None
+    changed = {}
+    for key in PATH_ARGUMENTS:
+        value = args.get(key)
+        if isinstance(value, str):
+            joined = absolute_path(value, base)
+            if joined is not None:
+                changed[key] = joined
+    if not changed:
+        return None
+    return {**params, "arguments": {**args, **changed}}
 
 
 def listed(protocol: str) -> list[dict[str, Any]]:
