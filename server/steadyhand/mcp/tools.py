@@ -10,13 +10,13 @@ and the socket of a running ``steadyhand serve`` (``rendezvous.py``).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any
 
 from steadyhand.context import ToolContext
+from steadyhand.paths.resolve import Roots, expand
 from steadyhand.protocol import commands as names
-from steadyhand.protocol.errors import ErrorCode
+from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import ParamsError
 from steadyhand.tools.table import COMMANDS, parse, run
 
@@ -352,20 +352,23 @@ PATH_ARGUMENTS = ("file_path",)
 
 
 def absolute_path(value: str, base: str) -> str | None:
-    """``value`` joined to ``base`` when the path resolver would take it as relative to
-    the first root; None when it is to be passed on as it is (absolute, ``~``, a
-    ``file:`` URI, a network path, or text no path can be, which the resolver refuses)."""
-    if not value.strip() or "\x00" in value:
-        return None
-    if value.startswith(("~", "//", "\\\\")) or value[:5].lower() == "file:":
-        return None
-    if os.path.isabs(value):
+    """``value`` made absolute against ``base`` when the path resolver would take it as
+    relative to the first root (a plain relative path, or a ``file:`` URI holding one);
+    None when it is to be passed on as it is: it needs no root (absolute, ``~``), or the
+    resolver refuses it whatever the root (the server says why)."""
+    try:
+        expand(value, _NO_ROOTS)
+    except ToolError:
+        pass  # relative (it needs a root), or refused in any case
+    else:
         return None
     try:
-        os.fsencode(value)
-    except UnicodeEncodeError:  # a lone surrogate
+        return expand(value, Roots((base,)))
+    except ToolError:
         return None
-    return os.path.join(base, value)
+
+
+_NO_ROOTS = Roots(())
 
 
 def absolute_paths(params: Any, base: str) -> dict[str, Any] | None:
