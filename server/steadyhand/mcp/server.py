@@ -45,6 +45,9 @@ ROOTS_WAIT_S = 10.0
 #: Roots taken from one ``roots/list`` answer, at most.
 MAX_ROOTS = 256
 
+#: Tool calls that may wait for the client's roots before no more input is taken.
+MAX_WAITING_CALLS = 1024
+
 AttachMode = Literal["auto", "require", "never"]
 
 _LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
@@ -225,6 +228,8 @@ class McpServer:
         #: Set while tool calls must wait for the client's roots; resolved by the answer
         #: to the newest ``roots/list`` or at its deadline, whichever comes first.
         self._roots_wait: asyncio.Future[None] | None = None
+        #: Tool calls waiting for the roots (they are in ``tasks`` too, to be cancelled).
+        self._waiting_roots: set[asyncio.Task[Any]] = set()
         self.done: asyncio.Future[None] | None = None
         self.log_handler = ClientLog(self)
 
@@ -269,8 +274,13 @@ class McpServer:
         self._hold("socket", full)
 
     def _busy_changed(self) -> None:
-        running = len(self.tasks) + sum(len(c.pending) for c in self._connections())
+        waiting = len(self._waiting_roots)
+        running = len(self.tasks) - waiting + sum(len(c.pending) for c in self._connections())
         self._hold("busy", running >= rpc.MAX_IN_FLIGHT)
+        # Calls waiting for the roots are counted apart, with more room: the answer that
+        # ends their wait comes on the input a hold would stop reading (the deadline ends
+        # it all the same).
+        self._hold("waiting", waiting >= MAX_WAITING_CALLS)
 
     def _connections(self) -> list[Attachment]:
         conns = list(self.retired)
@@ -572,14 +582,23 @@ class McpServer:
         if waiting is not None and not waiting.done():
             task = asyncio.get_running_loop().create_task(self._after_roots(msg, line))
             self.tasks[msg["id"]] = task
+            self._waiting_roots.add(task)
+            task.add_done_callback(self._waited)
             self._busy_changed()
             return
         self._dispatch(msg, line)
 
+    def _waited(self, task: asyncio.Task[None]) -> None:
+        self._waiting_roots.discard(task)
+        self._busy_changed()
+
     async def _after_roots(self, msg: dict[str, Any], line: bytes) -> None:
         await self._wait_roots()
-        if self.tasks.get(msg["id"]) is asyncio.current_task():
+        me = asyncio.current_task()
+        if self.tasks.get(msg["id"]) is me:
             del self.tasks[msg["id"]]
+        if me is not None:
+            self._waiting_roots.discard(me)
         self._dispatch(msg, line)
         self._busy_changed()
 

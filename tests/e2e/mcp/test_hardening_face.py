@@ -208,6 +208,37 @@ def test_a_client_that_never_lists_its_roots_holds_up_only_the_first_calls(
         raw.close()
 
 
+def test_many_calls_waiting_for_the_roots_do_not_keep_the_answer_out(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """More calls than may run at once arrive before the client's roots: the roots answer,
+    which comes on the same input, is still read at once."""
+    (ws,) = folders(tmp_path, "ws")
+    raw = RawMcp(ws, env={**os.environ, **env})
+    try:
+        raw.initialize(roots=True)
+        asked = raw.wait_for(lambda m: m.get("method") == "roots/list")
+        for n in range(1, 201):
+            raw.call(n, "read_file", file_path="f.txt", offset=1 + n % 2)
+        start = time.monotonic()
+        raw.send(
+            {
+                "jsonrpc": "2.0",
+                "id": asked["id"],
+                "result": {"roots": [{"uri": ws.resolve().as_uri()}]},
+            }
+        )
+        answered: dict[int, Any] = {}
+        while len(answered) < 200:
+            got = raw.wait_for(lambda m: "id" in m and "method" not in m, timeout=30)
+            answered[got["id"]] = got["result"]["structuredContent"]
+        assert time.monotonic() - start < 5
+        assert sorted(answered) == list(range(1, 201))
+        assert all(r["ok"] for r in answered.values())
+    finally:
+        raw.close()
+
+
 # -- ids ----------------------------------------------------------------------------------
 
 
