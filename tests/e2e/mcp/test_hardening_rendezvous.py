@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from steadyhand.system import runtime_dir
 from tests.e2e.mcp.helpers import SERVER, LspServer, RawMcp
 
 NOBODY = 65534
@@ -242,6 +243,18 @@ def editor_in_its_own_environment(tmp_path: Path) -> Iterator[tuple[LspServer, P
         yield server, ws
     finally:
         server.kill()
+        # the killed server's files are left in this user's real folder: the next look
+        # removes them, as it does any server's that is gone
+        quiet = {k: v for k, v in os.environ.items() if k != "STEADYHAND_RUNTIME_DIR"}
+        subprocess.run([*SERVER, "--attach", "auto"], input=b"", cwd=ws, env=quiet, timeout=60)
+        saved = os.environ.pop("STEADYHAND_RUNTIME_DIR", None)
+        try:
+            folders = runtime_dir.candidates()
+        finally:
+            if saved is not None:
+                os.environ["STEADYHAND_RUNTIME_DIR"] = saved
+        left = [f for f in folders if os.path.exists(os.path.join(f, f"{server.proc.pid}.json"))]
+        assert not left, left
 
 
 @pytest.mark.parametrize(
