@@ -1298,7 +1298,7 @@ def main(argv: list[str] | None = None) -> int:
     # The servers keep their undo history inside the run folder, removed with it.
     os.environ["XDG_STATE_HOME"] = str(run_dir / "state")
     # ... and their sockets for ``steadyhand mcp`` (the MCP rows attach through one).
-    os.environ["XDG_RUNTIME_DIR"] = str(run_dir / "run")
+    os.environ["STEADYHAND_RUNTIME_DIR"] = str(run_dir / "run")
     (run_dir / "run").mkdir(parents=True, exist_ok=True, mode=0o700)
     t0 = time.perf_counter()
     bench = Bench(mode, run_dir, cache)

@@ -29,9 +29,10 @@ SERVER = [sys.executable, "-m", "steadyhand", "serve", "--log-level", "WARNING"]
 _STATE_HOME = tempfile.mkdtemp(prefix="steadyhand-test-state-")
 os.environ["XDG_STATE_HOME"] = _STATE_HOME
 atexit.register(shutil.rmtree, _STATE_HOME, ignore_errors=True)
-# ... and listens for ``steadyhand mcp`` in a scratch runtime folder (rendezvous.py).
+# ... and listens for ``steadyhand mcp`` in a scratch runtime folder: the override that
+# keeps tests apart (system/runtime_dir.py; production derives the folder from the user).
 _RUNTIME_DIR = tempfile.mkdtemp(prefix="steadyhand-test-run-")
-os.environ["XDG_RUNTIME_DIR"] = _RUNTIME_DIR
+os.environ["STEADYHAND_RUNTIME_DIR"] = _RUNTIME_DIR
 atexit.register(shutil.rmtree, _RUNTIME_DIR, ignore_errors=True)
 
 

@@ -106,10 +106,12 @@ def _mcp(args: argparse.Namespace) -> int:
     finally:
         gc.freeze()
     try:
-        settings = load_config(args.config) if args.config else Settings()
+        settings, warnings = load_config(args.config) if args.config else (Settings(), [])
     except ConfigError as exc:
         print(f"steadyhand mcp: {exc}", file=sys.stderr)
         return 2
+    for warning in warnings:
+        print(f"steadyhand mcp: warning: {warning}", file=sys.stderr)
     roots = []
     for root in args.roots:
         path = os.path.abspath(os.path.expanduser(root))

@@ -9,6 +9,7 @@ the previous value, so a typo in a settings file never stops the server.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import logging
 import re
 from dataclasses import dataclass, field
@@ -145,6 +146,30 @@ def _usable_globs(key: str, patterns: tuple[str, ...]) -> tuple[str, ...]:
         else:
             log.warning("ignoring pattern %r in setting %r: %s", pattern, key, why)
     return tuple(kept)
+
+
+def setting_keys() -> list[str]:
+    """Every setting's key as clients write it (camelCase)."""
+    return [_camel(f.name) for f in dataclasses.fields(Settings)]
+
+
+def unknown_settings(raw: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """The keys of ``raw`` that name no setting, each with the known key closest to it
+    (None when none is close): a typo must not pass for a setting."""
+    names = {f.name for f in dataclasses.fields(Settings)}
+    keys = setting_keys()
+    out: list[tuple[str, str | None]] = []
+    for key in raw:
+        if _snake(key) in names:
+            continue
+        close = difflib.get_close_matches(_camel(_snake(key)), keys, n=1, cutoff=0.6)
+        out.append((key, close[0] if close else None))
+    return out
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 def _snake(name: str) -> str:

@@ -1,17 +1,28 @@
 """Where a running ``steadyhand serve`` can be reached by ``steadyhand mcp`` of the same
-user: a Unix domain socket in a private folder, with a small descriptor beside it.
+user: a local socket (a Unix domain socket; a named pipe on Windows) and a small
+descriptor beside it, in a private per-user folder.
 
-The folder is ``$XDG_RUNTIME_DIR/steadyhand`` (else ``~/.cache/steadyhand/run``), made
-0700 and used only when it belongs to this user and no one else may enter it. Each server
-listens on ``<pid>.sock`` and describes itself in ``<pid>.json`` (pid, roots, editor,
-version, socket); the peer's uid is checked on every connection (``SO_PEERCRED``), and
-nothing listens on TCP. Files of servers that are gone are removed by the next server
-that starts and by every ``steadyhand mcp`` that looks.
+The folder comes from who the user is, never from the environment, so an MCP server
+started by a host that filters its environment finds the editor's server all the same
+(``system/runtime_dir.py``: where, and the checks of its owner and mode). Each server
+listens at ``<pid>.sock`` (Windows: a pipe named after the user's SID and the pid) and
+describes itself in ``<pid>.json`` (pid, roots, editor, version). Nothing is trusted for
+being there: a descriptor is read only when it is a regular file of this user's that no
+one else may change, the socket it leads to must be one too, and both ends ask the
+kernel who the other is before a byte passes (``system/peer.py``); nothing listens on
+TCP. Files of servers that are gone are removed by the next server that starts and by
+every ``steadyhand mcp`` that looks.
 
 What comes over the socket is MCP's ``tools/call``, one JSON-RPC message a line, run with
 the server's own context: open files are read from and edited in the editor's buffers,
 exactly as for an agent in the editor. Each call is reported to the editor with a
-``steadyhand/mcpCall`` notification (its activity view shows it as coming over MCP).
+``steadyhand/mcpCall`` notification (its activity view shows it as coming over MCP). A
+client that does not read its answers is throttled: past a bounded backlog of answers,
+or of calls running, nothing more is read from it.
+
+The connection opens with a ``hello`` notification naming the session and the host; the
+server answers with a ``hello`` notification of its own. Neither has an id, so no id the
+host picks for its own requests can be taken for them.
 """
 
 from __future__ import annotations
@@ -22,9 +33,6 @@ import contextlib
 import json
 import logging
 import os
-import socket
-import stat
-import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,52 +43,23 @@ from steadyhand.context import ToolContext
 from steadyhand.fs.checked_open import open_regular
 from steadyhand.mcp import protocol as rpc
 from steadyhand.runtime.wire import loads
+from steadyhand.system import local_socket, runtime_dir
+from steadyhand.system.process import alive
 
 log = logging.getLogger(__name__)
 
 #: Server -> client notification: a tool call that came over MCP (see docs/protocol.md).
 MCP_CALL = "steadyhand/mcpCall"
 
-#: Longest socket path the platforms take (``sun_path`` is 104 or 108 bytes).
-MAX_SOCKET_PATH = 100
+#: The first message each way: a notification (no id), see the module's docstring.
+HELLO = "hello"
+
+#: Largest descriptor read (a real one is a few hundred bytes).
+MAX_DESCRIPTOR_BYTES = 256 * 1024
 
 
 def available() -> bool:
-    return hasattr(socket, "AF_UNIX")
-
-
-def socket_dir() -> str:
-    """The per-user folder of sockets and descriptors (not made here)."""
-    run = os.environ.get("XDG_RUNTIME_DIR")
-    if run and os.path.isabs(run) and os.path.isdir(run):
-        return os.path.join(run, "steadyhand")
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(cache, "steadyhand", "run")
-
-
-def private_dir(path: str, *, create: bool) -> str | None:
-    """``path`` if it is a folder of this user's that no one else may enter (made 0700
-    when ``create``); None otherwise, with the reason logged."""
-    if create:
-        try:
-            os.makedirs(path, mode=0o700, exist_ok=True)
-        except OSError as exc:
-            log.warning("cannot make the socket folder %s: %s", path, exc)
-            return None
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return None
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
-        log.warning("not using %s for sockets: it is not a folder of this user's", path)
-        return None
-    if st.st_mode & 0o077:
-        try:
-            os.chmod(path, 0o700)
-        except OSError as exc:
-            log.warning("not using %s for sockets: others may enter it (%s)", path, exc)
-            return None
-    return path
+    return local_socket.available()
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,57 +82,89 @@ class Descriptor:
         return best
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _remove(*paths: str) -> None:
     for p in paths:
         with contextlib.suppress(OSError):
             os.unlink(p)
 
 
-def descriptors() -> list[Descriptor]:
-    """The descriptors of running servers, newest first; those of servers that are gone
-    are removed with their sockets."""
-    folder = private_dir(socket_dir(), create=False)
-    if folder is None:
-        return []
-    out: list[Descriptor] = []
+def parse_descriptor(raw: Any, pid: int, folder: str, file: str) -> Descriptor | None:
+    """The descriptor ``<pid>.json`` in ``folder`` holds, or None when it does not fit: its
+    pid must be the one its name says, and its socket is where that pid's server listens
+    (derived, never taken from the file)."""
+    if not isinstance(raw, dict):
+        return None
     try:
-        names = os.listdir(folder)
+        if int(raw["pid"]) != pid or isinstance(raw["pid"], bool):
+            return None
+        roots = raw.get("roots") or ()
+        if not isinstance(roots, list | tuple):
+            return None
+        return Descriptor(
+            pid=pid,
+            socket=local_socket.address(folder, pid),
+            roots=tuple(str(r) for r in roots if isinstance(r, str) and os.path.isabs(r)),
+            editor=str(raw.get("editor") or ""),
+            version=str(raw.get("version") or ""),
+            started=float(raw.get("started") or 0),
+            file=file,
+        )
+    except (ValueError, KeyError, TypeError, OverflowError):
+        return None
+
+
+def _read_descriptor(file: str) -> Any:
+    """The JSON in ``file`` when it is a regular file of this user's that no one else may
+    change (never a FIFO or a link put in its place); None otherwise."""
+    try:
+        fd = open_regular(file, os.O_RDONLY)
     except OSError:
-        return []
-    for name in names:
-        if not name.endswith(".json"):
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        if not runtime_dir.file_is_private(fh.fileno()):
+            return None
+        data = fh.read(MAX_DESCRIPTOR_BYTES + 1)
+    if len(data) > MAX_DESCRIPTOR_BYTES:
+        return None
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _pid_of(name: str, ext: str) -> int | None:
+    stem, dot, tail = name.partition(".")
+    if dot != "." or tail != ext or not stem.isdigit() or len(stem) > 10:
+        return None
+    return int(stem)
+
+
+def descriptors() -> list[Descriptor]:
+    """The descriptors of running servers of this user, newest first; those of servers
+    that are gone are removed with their sockets."""
+    out: list[Descriptor] = []
+    for candidate in runtime_dir.candidates():
+        folder = runtime_dir.private(candidate, create=False)
+        if folder is None:
             continue
-        file = os.path.join(folder, name)
         try:
-            # never a FIFO or a link put in the folder's place of a descriptor
-            with os.fdopen(open_regular(file, os.O_RDONLY), "rb") as fh:
-                raw = json.loads(fh.read())
-            d = Descriptor(
-                pid=int(raw["pid"]),
-                socket=str(raw["socket"]),
-                roots=tuple(str(r) for r in raw.get("roots") or ()),
-                editor=str(raw.get("editor") or ""),
-                version=str(raw.get("version") or ""),
-                started=float(raw.get("started") or 0),
-                file=file,
-            )
-        except (OSError, ValueError, KeyError, TypeError, RecursionError):
+            names = os.listdir(folder.path)
+        except OSError:
             continue
-        if not alive(d.pid):
-            log.info("removing the socket of server %d, which is gone", d.pid)
-            _remove(d.socket, file)
-            continue
-        out.append(d)
+        for name in names:
+            pid = _pid_of(name, "json")
+            if pid is None:
+                continue
+            file = os.path.join(folder.path, name)
+            d = parse_descriptor(_read_descriptor(file), pid, folder.path, file)
+            if d is None:
+                continue
+            if not alive(d.pid):
+                log.info("removing the socket of server %d, which is gone", d.pid)
+                local_socket.remove(d.socket)
+                _remove(file)
+                continue
+            out.append(d)
     out.sort(key=lambda d: d.started, reverse=True)
     return out
 
@@ -165,10 +176,8 @@ def sweep(folder: str) -> None:
     except OSError:
         return
     for name in names:
-        stem, _, ext = name.partition(".")
-        if ext not in ("sock", "json") or not stem.isdigit():
-            continue
-        if int(stem) != os.getpid() and not alive(int(stem)):
+        pid = _pid_of(name, "sock") or _pid_of(name, "json")
+        if pid is not None and pid != os.getpid() and not alive(pid):
             _remove(os.path.join(folder, name))
 
 
@@ -180,19 +189,6 @@ def find(path: str) -> list[Descriptor]:
     matching = [(root, d) for root, d in found if root is not None]
     matching.sort(key=lambda rd: (len(rd[0]), rd[1].started), reverse=True)
     return [d for _, d in matching]
-
-
-def peer_uid(sock: socket.socket | Any) -> int | None:
-    """The uid of the process at the other end of a Unix socket (None: cannot tell)."""
-    opt = getattr(socket, "SO_PEERCRED", None)
-    if opt is None:
-        return None
-    try:
-        raw = sock.getsockopt(socket.SOL_SOCKET, opt, struct.calcsize("3i"))
-    except OSError:
-        return None
-    _pid, uid, _gid = struct.unpack("3i", raw)
-    return int(uid)
 
 
 class Rendezvous:
@@ -209,9 +205,9 @@ class Rendezvous:
         self.folder: str | None = None
         self.sock_path: str | None = None
         self.desc_path: str | None = None
-        self._server: asyncio.AbstractServer | None = None
-        self._sock: socket.socket | None = None
+        self._server: local_socket.Listener | None = None
         self._closed = False
+        self.started = 0.0
         self.peers: set[_Peer] = set()
 
     def update(self) -> None:
@@ -219,53 +215,45 @@ class Rendezvous:
         if self._closed or not available():
             return
         try:
-            loop = asyncio.get_running_loop()
+            asyncio.get_running_loop()
         except RuntimeError:
             return
-        if self._sock is None and not self._listen(loop):
+        if self._server is None and not self._listen():
             return
         self._describe()
 
-    def _listen(self, loop: asyncio.AbstractEventLoop) -> bool:
-        folder = private_dir(socket_dir(), create=True)
-        if folder is None:
-            self._closed = True
-            return False
-        sweep(folder)
-        path = os.path.join(folder, f"{os.getpid()}.sock")
-        if len(path.encode()) > MAX_SOCKET_PATH:
-            log.warning("not listening for MCP: the socket path %s is too long", path)
-            self._closed = True
-            return False
-        _remove(path)
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old = os.umask(0o177)
-        try:
-            sock.bind(path)
-        except OSError as exc:
-            sock.close()
-            log.warning("not listening for MCP on %s: %s", path, exc)
-            self._closed = True
-            return False
-        finally:
-            os.umask(old)
-        sock.listen(16)
-        sock.setblocking(False)
-        self.folder, self.sock_path, self._sock = folder, path, sock
-        self.desc_path = os.path.join(folder, f"{os.getpid()}.json")
-        atexit.register(self.close)
-        task = loop.create_task(loop.create_unix_server(lambda: _Peer(self).framer, sock=sock))
-        task.add_done_callback(self._listening)
-        log.info("reachable by steadyhand mcp at %s", path)
-        return True
+    def _place(self) -> bool:
+        """Choose the folder and the address to listen at."""
+        for candidate in runtime_dir.candidates():
+            folder = runtime_dir.private(candidate, create=True)
+            if folder is None:
+                continue
+            where = local_socket.address(folder.path, os.getpid())
+            if not local_socket.address_fits(where):
+                log.info("not listening for MCP in %s: the socket path would be too long", where)
+                continue
+            sweep(folder.path)
+            self.folder, self.sock_path = folder.path, where
+            self.desc_path = os.path.join(folder.path, f"{os.getpid()}.json")
+            return True
+        log.warning("not listening for MCP: no private folder for the socket")
+        self._closed = True
+        return False
 
-    def _listening(self, task: asyncio.Task[asyncio.AbstractServer]) -> None:
-        if task.cancelled() or task.exception() is not None:
-            log.warning("not listening for MCP: %s", None if task.cancelled() else task.exception())
-            return
-        self._server = task.result()
-        if self._closed:
-            self._server.close()
+    def _listen(self) -> bool:
+        if self.sock_path is None and not self._place():
+            return False
+        assert self.sock_path is not None
+        try:
+            self._server = local_socket.listen(self.sock_path, lambda: _Peer(self).framer)
+        except OSError as exc:
+            log.warning("not listening for MCP at %s: %s", self.sock_path, exc)
+            self._closed = True
+            return False
+        self.started = time.time()
+        atexit.register(self.close)
+        log.info("reachable by steadyhand mcp at %s", self.sock_path)
+        return True
 
     def _describe(self) -> None:
         assert self.desc_path is not None and self.folder is not None
@@ -276,11 +264,12 @@ class Rendezvous:
             "roots": list(ctx.roots.workspace + ctx.roots.allowed),
             "editor": self.editor,
             "version": __version__,
-            "started": time.time(),
+            "started": self.started,
         }
         tmp = f"{self.desc_path}.tmp"
         try:
-            fd = open_regular(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            _remove(tmp)  # whatever was left there: the file is made anew, never opened
+            fd = open_regular(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(json.dumps(data).encode())
             os.replace(tmp, self.desc_path)
@@ -294,13 +283,12 @@ class Rendezvous:
         self._closed = True
         if self._server is not None:
             self._server.close()
-        if self._sock is not None:
-            with contextlib.suppress(OSError):
-                self._sock.close()
         for peer in list(self.peers):
             rpc.close_quietly(peer.transport)
-        if self.sock_path is not None and self.desc_path is not None:
-            _remove(self.sock_path, self.desc_path)
+        if self._server is not None and self.sock_path is not None:
+            if self.desc_path is not None:
+                _remove(self.desc_path)
+            local_socket.remove(self.sock_path)
 
     def report(self, peer: _Peer, params: Any, answer: dict[str, Any]) -> None:
         """Tell the editor about a call that came over MCP (after it was answered)."""
@@ -324,7 +312,12 @@ class Rendezvous:
 
 
 class _Peer:
-    """One ``steadyhand mcp`` connected to this server."""
+    """One ``steadyhand mcp`` connected to this server.
+
+    Its answers go out through the socket's buffer: when that holds more than its
+    high-water mark (the client is not reading), or when ``MAX_IN_FLIGHT`` of its calls
+    are running, no more requests are read from it until it drains.
+    """
 
     def __init__(self, rv: Rendezvous) -> None:
         self.rv = rv
@@ -333,6 +326,7 @@ class _Peer:
             self._closed,
             self._connected,
             on_too_long=lambda: self._send(rpc.error_message(None, rpc.PARSE_ERROR, rpc.TOO_LONG)),
+            on_write_full=self._write_full,
         )
         self.transport: asyncio.Transport | None = None
         self.session = f"mcp-{id(self) & 0xFFFFFF:06x}"
@@ -340,14 +334,11 @@ class _Peer:
         self.tasks: dict[Any, asyncio.Task[Any]] = {}
 
     def _connected(self, transport: asyncio.BaseTransport) -> None:
-        sock = transport.get_extra_info("socket")
-        uid = peer_uid(sock) if sock is not None else None
-        if uid is not None and uid != os.getuid():
-            log.warning(
-                "refused an MCP connection from uid %d (this server runs as %d)", uid, os.getuid()
-            )
+        if not local_socket.peer_is_me(transport):
+            log.warning("refused an MCP connection from another user (or one not identified)")
             self.framer.closed = True
-            transport.abort()  # type: ignore[attr-defined]
+            abort = getattr(transport, "abort", transport.close)
+            abort()
             return
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
@@ -359,9 +350,29 @@ class _Peer:
             task.cancel()
         self.tasks.clear()
 
+    def _write_full(self, full: bool) -> None:
+        if full:
+            self.framer.hold("output")
+        else:
+            self.framer.release("output")
+
     def _send(self, message: dict[str, Any]) -> None:
         if self.transport is not None and not self.transport.is_closing():
             self.transport.write(rpc.encode(message))
+
+    def _hello(self, params: Any) -> dict[str, Any]:
+        if isinstance(params, dict):
+            if isinstance(params.get("session"), str) and params["session"]:
+                self.session = params["session"][:200]
+            if isinstance(params.get("client"), str):
+                self.client = params["client"][:200]
+        ctx = self.rv.ctx()
+        return {
+            "pid": os.getpid(),
+            "version": __version__,
+            "editor": self.rv.editor,
+            "roots": list(ctx.roots.workspace + ctx.roots.allowed),
+        }
 
     def _line(self, line: bytes) -> None:
         try:
@@ -378,34 +389,30 @@ class _Peer:
         params = msg.get("params")
         if method == "tools/call" and "id" in msg:
             self._call(msg_id, params)
-        elif method == "hello" and "id" in msg:
-            if isinstance(params, dict):
-                if isinstance(params.get("session"), str) and params["session"]:
-                    self.session = params["session"][:200]
-                if isinstance(params.get("client"), str):
-                    self.client = params["client"][:200]
-            ctx = self.rv.ctx()
-            self._send(
-                rpc.result_message(
-                    msg_id,
-                    {
-                        "pid": os.getpid(),
-                        "version": __version__,
-                        "editor": self.rv.editor,
-                        "roots": list(ctx.roots.workspace + ctx.roots.allowed),
-                    },
-                )
-            )
+        elif method == HELLO:
+            info = self._hello(params)
+            if "id" in msg:  # the form of earlier versions
+                self._send(rpc.result_message(msg_id, info))
+            else:
+                self._send({"jsonrpc": "2.0", "method": HELLO, "params": info})
         elif method == "notifications/cancelled" and isinstance(params, dict):
             task = self.tasks.pop(params.get("requestId"), None)
             if task is not None:
                 task.cancel()
+                self._running_changed()
         elif "id" in msg and method is not None:
             self._send(rpc.error_message(msg_id, rpc.METHOD_NOT_FOUND, f"Unknown method {method}"))
 
+    def _running_changed(self) -> None:
+        if len(self.tasks) >= rpc.MAX_IN_FLIGHT:
+            self.framer.hold("busy")
+        else:
+            self.framer.release("busy")
+
     def _call(self, msg_id: Any, params: Any) -> None:
         def done(answer: Any, exc: BaseException | None) -> None:
-            self.tasks.pop(msg_id, None)
+            if self.tasks.pop(msg_id, None) is not None:
+                self._running_changed()
             if isinstance(exc, asyncio.CancelledError):
                 return  # a cancelled request is not answered
             from steadyhand.mcp.tools import UnknownTool
@@ -425,3 +432,4 @@ class _Peer:
         task = rpc.start(call_tool(self.rv.ctx(), params, self.session), done)
         if task is not None:
             self.tasks[msg_id] = task
+            self._running_changed()

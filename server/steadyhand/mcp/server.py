@@ -16,21 +16,21 @@ import logging
 import os
 import secrets
 import signal
-import stat
 import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from steadyhand import __version__
-from steadyhand.config import Settings
+from steadyhand.config import Settings, unknown_settings
 from steadyhand.context import ToolContext
 from steadyhand.mcp import protocol as rpc
 from steadyhand.mcp import tools
 from steadyhand.mcp.attach import Attachment, attach
 from steadyhand.paths.uris import local_path
 from steadyhand.runtime.allocator import IdleTrim
-from steadyhand.runtime.wire import loads
+from steadyhand.runtime.wire import dumps, loads
+from steadyhand.system import stdio
 
 log = logging.getLogger("steadyhand")
 
@@ -38,8 +38,15 @@ log = logging.getLogger("steadyhand")
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 LATEST = PROTOCOL_VERSIONS[-1]
 
-#: How long a tool call waits for the client's answer to ``roots/list``.
+#: How long tool calls may wait for the client's answer to ``roots/list``, counted from
+#: the request: calls that come later do not wait at all.
 ROOTS_WAIT_S = 10.0
+
+#: Roots taken from one ``roots/list`` answer, at most.
+MAX_ROOTS = 256
+
+#: Tool calls that may wait for the client's roots before no more input is taken.
+MAX_WAITING_CALLS = 1024
 
 AttachMode = Literal["auto", "require", "never"]
 
@@ -68,8 +75,9 @@ class ConfigError(ValueError):
     pass
 
 
-def load_config(path: str) -> Settings:
-    """Settings from a JSON file with the language server's setting keys."""
+def load_config(path: str) -> tuple[Settings, list[str]]:
+    """Settings from a JSON file with the language server's setting keys, and a warning
+    for each key that names no setting (with the closest one)."""
     try:
         with open(os.path.expanduser(path), "rb") as fh:
             raw = json.loads(fh.read())
@@ -81,7 +89,11 @@ def load_config(path: str) -> Settings:
         raw = raw["steadyhand"]
     if not isinstance(raw, dict):
         raise ConfigError(f"{path} must hold one JSON object of settings (as in docs/mcp.md)")
-    return Settings().updated(raw)
+    warnings = []
+    for key, closest in unknown_settings(raw):
+        hint = f" Did you mean {closest!r}?" if closest else ""
+        warnings.append(f"{path}: {key!r} is no setting, so it is ignored.{hint}")
+    return Settings().updated(raw), warnings
 
 
 def file_uri_path(uri: Any) -> str | None:
@@ -153,10 +165,48 @@ class ClientLog(logging.Handler):
             )
 
 
+def roots_from(listed: Any) -> list[str] | None:
+    """The local folders a ``roots/list`` answer names, in its order (at most
+    ``MAX_ROOTS``); None when the answer is not ``{"roots": [...]}``."""
+    if not isinstance(listed, dict):
+        return None
+    roots = listed.get("roots")
+    if not isinstance(roots, list):
+        return None
+    paths = (file_uri_path(r.get("uri")) for r in roots[:MAX_ROOTS] if isinstance(r, dict))
+    return [p for p in paths if p is not None]
+
+
+class RootsAnswers:
+    """Which ``roots/list`` answer is in force: requests are numbered as they are sent,
+    and an answer counts only if no later request has been answered already (the client
+    may answer out of order: a late answer to an older request is never taken over a
+    newer one)."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+        self.answered = 0
+
+    def send(self) -> int:
+        self.sent += 1
+        return self.sent
+
+    def take(self, seq: int) -> bool:
+        """Whether the answer to request ``seq`` is the newest so far (then it is)."""
+        if seq <= self.answered:
+            return False
+        self.answered = seq
+        return True
+
+    @property
+    def newest_answered(self) -> bool:
+        return self.answered == self.sent
+
+
 class McpServer:
-    def __init__(self, options: Options, write: rpc.FdWriter) -> None:
+    def __init__(self, options: Options, out: rpc.OutWriter) -> None:
         self.options = options
-        self.out = write
+        self.out = out
         self.session = f"mcp-{secrets.token_hex(3)}"
         self.protocol = LATEST
         self.client_name = ""
@@ -164,13 +214,22 @@ class McpServer:
         self.initialized = False
         self.local: Local | None = None
         self.attached: Attachment | None = None
+        #: Connections to servers that no longer hold the root, kept until their calls
+        #: are answered.
+        self.retired: set[Attachment] = set()
         #: A note for the next result (the editor's server went away).
         self.note = ""
         self.tasks: dict[Any, asyncio.Task[Any]] = {}
+        #: The host's input (set once it is read): held when answers back up.
+        self.input: rpc.LineFramer | None = None
         self._outgoing: dict[Any, asyncio.Future[Any]] = {}
-        self._next_out = 0
         self._roots: list[str] = list(options.roots)
+        self._roots_answers = RootsAnswers()
+        #: Set while tool calls must wait for the client's roots; resolved by the answer
+        #: to the newest ``roots/list`` or at its deadline, whichever comes first.
         self._roots_wait: asyncio.Future[None] | None = None
+        #: Tool calls waiting for the roots (they are in ``tasks`` too, to be cancelled).
+        self._waiting_roots: set[asyncio.Task[Any]] = set()
         self.done: asyncio.Future[None] | None = None
         self.log_handler = ClientLog(self)
 
@@ -186,21 +245,86 @@ class McpServer:
         self.send(rpc.error_message(msg_id, code, message, data))
 
     def _forwarded(self, line: bytes) -> None:
-        self.out.write_line(line)
+        """An answer from the editor's server, passed on as it came (older revisions:
+        without the structured content they do not know)."""
+        if tools.structured_for(self.protocol):
+            self.out.write_line(line)
+        else:
+            msg = loads(line)
+            if isinstance(msg, dict) and isinstance(msg.get("result"), dict):
+                msg["result"] = tools.for_revision(msg["result"], self.protocol)
+            self.out.write_line(_encoded(msg))
+        self._busy_changed()
+
+    # -- flow control -------------------------------------------------------------------
+
+    def _hold(self, why: str, on: bool) -> None:
+        if self.input is not None:
+            (self.input.hold if on else self.input.release)(why)
+
+    def output_full(self, full: bool) -> None:
+        """The host does not read its answers as fast as they come: take no new request
+        from it, nor answers from the editor's server, until they drain."""
+        self._hold("output", full)
+        for conn in self._connections():
+            (conn.framer.hold if full else conn.framer.release)("output")
+
+    def _socket_full(self, full: bool) -> None:
+        """The editor's server does not read requests as fast as they come."""
+        self._hold("socket", full)
+
+    def _busy_changed(self) -> None:
+        waiting = len(self._waiting_roots)
+        running = len(self.tasks) - waiting + sum(len(c.pending) for c in self._connections())
+        self._hold("busy", running >= rpc.MAX_IN_FLIGHT)
+        # Calls waiting for the roots are counted apart, with more room: the answer that
+        # ends their wait comes on the input a hold would stop reading (the deadline ends
+        # it all the same).
+        self._hold("waiting", waiting >= MAX_WAITING_CALLS)
+
+    def _connections(self) -> list[Attachment]:
+        conns = list(self.retired)
+        if self.attached is not None:
+            conns.append(self.attached)
+        return conns
+
+    def _adopt(self, conn: Attachment) -> None:
+        """Make ``conn`` the connection calls go through."""
+        self.attached = conn
+        if self.out.full:
+            conn.framer.hold("output")
+        if self.initialized or self.client_name:
+            conn.rename(self.session, self.client_name)
+
+    def _retire(self, conn: Attachment) -> None:
+        """Send no more calls through ``conn``; close it once its calls are answered."""
+        if self.attached is conn:
+            self.attached = None
+        if conn.pending:
+            self.retired.add(conn)
+            conn.when_idle(lambda: self._retired_idle(conn))
+        else:
+            conn.close()
+
+    def _retired_idle(self, conn: Attachment) -> None:
+        self.retired.discard(conn)
+        conn.close()
+        self._busy_changed()
 
     # -- start --------------------------------------------------------------------------
 
     def where(self) -> str:
-        """The folder an editor's server must hold to be attached to."""
+        """This side's first root: relative paths resolve against it, and an editor's
+        server must hold it to be attached to."""
         return self._roots[0] if self._roots else self.options.cwd
 
     async def start(self) -> str | None:
         """Attach if asked and possible; an error message when ``require`` finds none."""
         if self.options.attach == "never":
             return None
-        self.attached = await attach(
-            self.where(), self.session, "", self._forwarded, self._lost_server
-        )
+        conn = await self._attach(self.where())
+        if conn is not None:
+            self._adopt(conn)
         if self.attached is None and self.options.attach == "require":
             return (
                 f"no running Steadyhand language server holds {self.where()} "
@@ -208,6 +332,16 @@ class McpServer:
                 "use --attach auto."
             )
         return None
+
+    async def _attach(self, where: str) -> Attachment | None:
+        return await attach(
+            where,
+            self.session,
+            self.client_name,
+            self._forwarded,
+            self._lost_server,
+            self._socket_full,
+        )
 
     def instructions(self) -> str:
         base = (
@@ -288,8 +422,12 @@ class McpServer:
             task = self.tasks.pop(request_id, None)
             if task is not None:
                 task.cancel()
-            elif self.attached is not None:
-                self.attached.cancel(line, request_id)
+                self._busy_changed()
+                return
+            for conn in self._connections():
+                if conn.cancel(line, request_id):
+                    self._busy_changed()
+                    return
         elif method == "notifications/roots/list_changed":
             self._fetch_roots()
 
@@ -305,10 +443,8 @@ class McpServer:
         info = params.get("clientInfo")
         name = info.get("name") if isinstance(info, dict) else None
         self.client_name = name if isinstance(name, str) else ""
-        if self.attached is not None and self.client_name:
-            asyncio.get_running_loop().create_task(
-                self.attached.hello(self.session, self.client_name)
-            )
+        if self.attached is not None:
+            self.attached.rename(self.session, self.client_name)
         return {
             "protocolVersion": self.protocol,
             "capabilities": {"tools": {"listChanged": False}, "logging": {}},
@@ -351,33 +487,88 @@ class McpServer:
         if self.options.roots or "roots" not in self.client_caps:
             return
         loop = asyncio.get_running_loop()
-        self._next_out += 1
-        msg_id = f"steadyhand-roots-{self._next_out}"
+        seq = self._roots_answers.send()
+        # Internal ids are of this side's own requests: the host's answers carry them
+        # back, and the host's requests (whose ids it chooses) never meet them.
+        msg_id = f"steadyhand-roots-{seq}"
         future: asyncio.Future[Any] = loop.create_future()
         self._outgoing[msg_id] = future
-        waiting: asyncio.Future[None] = loop.create_future()
-        self._roots_wait = waiting
+        if self._roots_wait is None or self._roots_wait.done():
+            waiting: asyncio.Future[None] = loop.create_future()
+            self._roots_wait = waiting
+            timer = loop.call_later(ROOTS_WAIT_S, self._roots_late, waiting)
+            waiting.add_done_callback(lambda _: timer.cancel())
         self.send({"jsonrpc": "2.0", "id": msg_id, "method": "roots/list"})
+        future.add_done_callback(lambda f: self._roots_answered(seq, f))
 
-        def got(f: asyncio.Future[Any]) -> None:
-            try:
-                listed = f.result()
-            except Exception as exc:
-                log.warning("the client did not list its roots: %s", exc)
-                listed = None
-            roots = listed.get("roots") if isinstance(listed, dict) else None
-            paths = [
-                p
-                for p in (file_uri_path(r.get("uri")) for r in roots or [] if isinstance(r, dict))
-                if p is not None
-            ]
-            self._roots = paths
-            if self.local is not None:
-                self.local.set_roots(paths or [self.options.cwd])
-            if not waiting.done():
+    def _roots_late(self, waiting: asyncio.Future[None]) -> None:
+        if not waiting.done():
+            log.warning(
+                "the client did not list its roots within %g s: working in %s until it does",
+                ROOTS_WAIT_S,
+                self.where(),
+            )
+            waiting.set_result(None)
+
+    def _roots_answered(self, seq: int, answer: asyncio.Future[Any]) -> None:
+        try:
+            listed = answer.result()
+        except Exception as exc:
+            log.warning("the client did not list its roots: %s", exc)
+            listed = None
+        newest = self._roots_answers.take(seq)
+        paths = roots_from(listed)
+        if paths is None and listed is not None:
+            log.warning(
+                'the client\'s roots/list answer is not {"roots": [...]}: keeping %s',
+                self.where(),
+            )
+        if not newest:
+            return  # an older request's answer, come after a newer one's
+        waiting = self._roots_wait
+        settle = self._roots_answers.newest_answered and waiting is not None
+        if paths is None:
+            if settle and waiting is not None and not waiting.done():
                 waiting.set_result(None)
+            return
+        self._roots = paths
+        if self.local is not None:
+            self.local.set_roots(paths or [self.options.cwd])
+        task = asyncio.get_running_loop().create_task(self._retarget())
+        if settle and waiting is not None:
+            task.add_done_callback(lambda _: None if waiting.done() else waiting.set_result(None))
 
-        future.add_done_callback(got)
+    async def _wait_roots(self) -> None:
+        waiting = self._roots_wait
+        if waiting is not None and not waiting.done():
+            await asyncio.shield(waiting)
+
+    async def _retarget(self) -> None:
+        """The first root changed: go on with the editor's server that holds it (another
+        one, or none: standalone), so that calls never run against another root."""
+        if self.options.attach == "never":
+            return
+        where = os.path.realpath(self.where())
+        current = self.attached
+        if current is not None and not current.lost and current.descriptor.covers(where):
+            return
+        conn = await self._attach(where)
+        if self.attached is not current:
+            if conn is not None:
+                conn.close()
+            return  # something else changed it meanwhile
+        if current is not None:
+            self._retire(current)
+        if conn is not None:
+            self._adopt(conn)
+            return
+        if current is not None and self.options.attach == "auto":
+            editor = current.descriptor.editor or "the editor"
+            self.note = (
+                f"(Note: {editor}'s Steadyhand server does not hold {self.where()}, so this "
+                "server now works on its own, on disk: what you read before must be read "
+                "again before you edit.)"
+            )
 
     def _local(self) -> Local:
         if self.local is None:
@@ -387,21 +578,57 @@ class McpServer:
     # -- tool calls ---------------------------------------------------------------------
 
     def _call(self, msg: dict[str, Any], line: bytes) -> None:
-        if self.attached is not None and not self.attached.lost:
-            self.attached.forward(msg, line)
+        waiting = self._roots_wait
+        if waiting is not None and not waiting.done():
+            task = asyncio.get_running_loop().create_task(self._after_roots(msg, line))
+            self.tasks[msg["id"]] = task
+            self._waiting_roots.add(task)
+            task.add_done_callback(self._waited)
+            self._busy_changed()
             return
-        msg_id = msg["id"]
+        self._dispatch(msg, line)
+
+    def _waited(self, task: asyncio.Task[None]) -> None:
+        self._waiting_roots.discard(task)
+        self._busy_changed()
+
+    async def _after_roots(self, msg: dict[str, Any], line: bytes) -> None:
+        await self._wait_roots()
+        me = asyncio.current_task()
+        if self.tasks.get(msg["id"]) is me:
+            del self.tasks[msg["id"]]
+        if me is not None:
+            self._waiting_roots.discard(me)
+        self._dispatch(msg, line)
+        self._busy_changed()
+
+    def _dispatch(self, msg: dict[str, Any], line: bytes) -> None:
+        if self.attached is not None and not self.attached.lost:
+            self._forward(self.attached, msg, line)
+            return
         if self.options.attach == "require":
             task = asyncio.get_running_loop().create_task(self._reattach_and_call(msg, line))
-            self.tasks[msg_id] = task
+            self.tasks[msg["id"]] = task
+            self._busy_changed()
             return
         self._run_local(msg, self._take_note())
+
+    def _forward(self, conn: Attachment, msg: dict[str, Any], line: bytes) -> None:
+        """Send the call on, its relative paths made absolute against this side's first
+        root (the editor's server would take its own first root)."""
+        params = tools.absolute_paths(msg.get("params"), self.where())
+        if params is not None:
+            msg = {**msg, "params": params}
+            line = _encoded(msg)
+        conn.forward(msg, line)
+        self._busy_changed()
 
     def _run_local(self, msg: dict[str, Any], note: str = "") -> None:
         msg_id = msg["id"]
 
         def done(answer: Any, exc: BaseException | None) -> None:
-            self.tasks.pop(msg_id, None)
+            if self.tasks.pop(msg_id, None) is not None:
+                self._busy_changed()
             if isinstance(exc, asyncio.CancelledError):
                 return
             if isinstance(exc, tools.UnknownTool):
@@ -413,53 +640,59 @@ class McpServer:
                 return
             if note:
                 answer = tools.with_note(answer, note)
-            self.answer(msg_id, answer)
+            self.answer(msg_id, tools.for_revision(answer, self.protocol))
 
         task = rpc.start(self._local_call(msg.get("params")), done)
         if task is not None:
             self.tasks[msg_id] = task
+            self._busy_changed()
 
     async def _local_call(self, params: Any) -> dict[str, Any]:
-        waiting = self._roots_wait
-        if waiting is not None and not waiting.done():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(waiting), ROOTS_WAIT_S)
         return await tools.call_tool(self._local().ctx, params, self.session)
 
     async def _reattach_and_call(self, msg: dict[str, Any], line: bytes) -> None:
         """``--attach require`` after the editor's server went away: attach to one that
         holds the root now, else answer a tool error."""
-        self.tasks.pop(msg["id"], None)
-        conn = await attach(
-            self.where(), self.session, self.client_name, self._forwarded, self._lost_server
-        )
+        conn = await self._attach(self.where())
+        if self.tasks.get(msg["id"]) is asyncio.current_task():
+            del self.tasks[msg["id"]]
         if conn is not None:
-            self.attached = conn
-            conn.forward(msg, line)
+            if self.attached is not None and not self.attached.lost:
+                conn.close()  # another call attached meanwhile
+            else:
+                self._adopt(conn)
+            assert self.attached is not None
+            self._forward(self.attached, msg, line)
             return
+        self._busy_changed()
         text = (
             f"The editor's Steadyhand server is gone and no other holds {self.where()}, "
             "so nothing was done (this MCP server runs with --attach require). Ask the "
             "user to open the folder in their editor again, then retry."
         )
-        result = {"ok": False, "error": tools.NOT_ATTACHED, "message": text}
-        self.answer(
-            msg["id"],
-            {
-                "content": [{"type": "text", "text": text}],
-                "structuredContent": result,
-                "isError": True,
-            },
-        )
+        self._tool_error(msg["id"], text)
 
-    def _lost_server(self, pending: dict[Any, dict[str, Any]]) -> None:
-        conn = self.attached
-        if conn is None or not conn.lost:
-            return
+    def _tool_error(self, msg_id: Any, text: str) -> None:
+        result = {"ok": False, "error": tools.NOT_ATTACHED, "message": text}
+        answer = {
+            "content": [{"type": "text", "text": text}],
+            "structuredContent": result,
+            "isError": True,
+        }
+        self.answer(msg_id, tools.for_revision(answer, self.protocol))
+
+    def _lost_server(self, conn: Attachment, pending: dict[Any, dict[str, Any]]) -> None:
         editor = conn.descriptor.editor or "the editor"
+        if conn is not self.attached:  # retired: the calls it had were under way
+            self.retired.discard(conn)
+            for msg in pending.values():
+                self._lost_answer(msg, editor)
+            self._busy_changed()
+            return
         if self.options.attach == "require":
             for msg in pending.values():
                 self._lost_answer(msg, editor)
+            self._busy_changed()
             return
         self.note = (
             f"(Note: {editor}'s Steadyhand server went away, so this server now works on "
@@ -472,6 +705,7 @@ class McpServer:
                 self._run_local(msg, self._take_note())
             else:
                 self._lost_answer(msg, editor)
+        self._busy_changed()
 
     def _lost_answer(self, msg: dict[str, Any], editor: str) -> None:
         text = (
@@ -479,20 +713,23 @@ class McpServer:
             "applied is unknown. Read the file again before any further change."
         )
         if self.options.attach != "require":
-            text = f"{self._take_note()}\n\n{text}"
-        result = {"ok": False, "error": tools.NOT_ATTACHED, "message": text}
-        self.answer(
-            msg["id"],
-            {
-                "content": [{"type": "text", "text": text}],
-                "structuredContent": result,
-                "isError": True,
-            },
-        )
+            note = self._take_note()
+            if note:
+                text = f"{note}\n\n{text}"
+        self._tool_error(msg["id"], text)
 
     def _take_note(self) -> str:
         note, self.note = self.note, ""
         return note
+
+
+def _encoded(msg: dict[str, Any]) -> bytes:
+    """``msg`` as one JSON line (without its newline); a string no UTF-8 can hold (a lone
+    surrogate) is escaped, as JSON allows."""
+    data = dumps(msg)
+    if data is None:
+        data = json.dumps(msg, separators=(",", ":")).encode()
+    return data
 
 
 class _Invalid(ValueError):
@@ -503,21 +740,15 @@ class _NotFound(ValueError):
     pass
 
 
-def _is_pipe_or_socket(fd: int) -> bool:
-    try:
-        mode = os.fstat(fd).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
-
-
 async def _serve(options: Options) -> int:
     from steadyhand.runtime.pipes import widen_pipes
 
     loop = asyncio.get_running_loop()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     widen_pipes(stdin, stdout)
-    server = McpServer(options, rpc.FdWriter(stdout.fileno()))
+    out = rpc.OutWriter(stdout.fileno())
+    server = McpServer(options, out)
+    out.on_full = server.output_full
     logging.getLogger("steadyhand").addHandler(server.log_handler)
     problem = await server.start()
     if problem is not None:
@@ -540,32 +771,58 @@ async def _serve(options: Options) -> int:
         server.fail(None, rpc.PARSE_ERROR, rpc.TOO_LONG)
 
     framer = rpc.LineFramer(on_line, server.on_close, on_too_long=too_long)
+    server.input = framer
+    out.start(loop)
     transport: asyncio.BaseTransport | None = None
     # Windows: a host's pipes are not overlapped, so the proactor cannot read them
-    if sys.platform != "win32" and _is_pipe_or_socket(stdin.fileno()):
+    if stdio.loop_can_wait_on(stdin.fileno()):
         transport, _ = await loop.connect_read_pipe(lambda: framer, stdin)
     else:  # a regular file, or Windows: read it in a thread, line by line
-
-        def pump() -> None:
-            for raw in stdin:
-                loop.call_soon_threadsafe(framer.data_received, raw)
-            loop.call_soon_threadsafe(framer.connection_lost, None)
-
-        threading.Thread(target=pump, daemon=True).start()
+        _read_on_a_thread(loop, stdin, framer)
     try:
         await server.done
         # let calls already running finish (a change is never left half-done)
         running = list(server.tasks.values())
         if running:
             await asyncio.wait(running, timeout=5)
+        for conn in server._connections():
+            await conn.idle(timeout=5)
+        await out.flush(5)
     finally:
         idle.stop()
         rpc.close_quietly(transport)
-        if server.attached is not None:
-            server.attached.close()
+        for conn in server._connections():
+            conn.close()
+        out.close()
         if server.local is not None and server.local.ctx.history is not None:
             server.local.ctx.history.flush()
     return 0
+
+
+#: Lines read on the reader thread and not yet taken by the event loop, at most.
+_THREAD_BACKLOG = 16
+
+
+def _read_on_a_thread(loop: asyncio.AbstractEventLoop, stdin: Any, framer: rpc.LineFramer) -> None:
+    """Feed ``framer`` from ``stdin`` on a thread, a line at a time: the thread waits while
+    the framer is held, and never runs more than a few lines ahead of the loop."""
+    room = threading.Semaphore(_THREAD_BACKLOG)
+
+    def take(raw: bytes) -> None:
+        room.release()
+        framer.data_received(raw)
+
+    def pump() -> None:
+        while True:
+            framer.taking.wait()
+            raw = stdin.readline()
+            if not raw:
+                break
+            room.acquire()
+            loop.call_soon_threadsafe(take, raw)
+        loop.call_soon_threadsafe(framer.connection_lost, None)
+
+    threading.Thread(target=pump, daemon=True).start()
 
 
 def serve(options: Options) -> int:

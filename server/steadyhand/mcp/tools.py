@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from steadyhand.context import ToolContext
+from steadyhand.paths.resolve import Roots, expand
 from steadyhand.protocol import commands as names
-from steadyhand.protocol.errors import ErrorCode
+from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import ParamsError
 from steadyhand.tools.table import COMMANDS, parse, run
 
@@ -330,6 +331,65 @@ def output_schema(tool: McpTool) -> dict[str, Any]:
 #: tool annotations.
 _STRUCTURED_SINCE = "2025-06-18"
 _ANNOTATIONS_SINCE = "2025-03-26"
+
+
+def structured_for(protocol: str) -> bool:
+    """Whether a connection of this revision takes ``structuredContent`` (and knows the
+    ``outputSchema`` it follows)."""
+    return protocol >= _STRUCTURED_SINCE
+
+
+def for_revision(answer: dict[str, Any], protocol: str) -> dict[str, Any]:
+    """A ``CallToolResult`` as a connection of this revision knows it: before 2025-06-18
+    there is no ``structuredContent``; the text carries the message alone."""
+    if structured_for(protocol) or "structuredContent" not in answer:
+        return answer
+    return {k: v for k, v in answer.items() if k != "structuredContent"}
+
+
+#: Arguments that name a file.
+PATH_ARGUMENTS = ("file_path",)
+
+
+def absolute_path(value: str, base: str) -> str | None:
+    """``value`` made absolute against ``base`` when the path resolver would take it as
+    relative to the first root (a plain relative path, or a ``file:`` URI holding one);
+    None when it is to be passed on as it is: it needs no root (absolute, ``~``), or the
+    resolver refuses it whatever the root (the server says why)."""
+    try:
+        expand(value, _NO_ROOTS)
+    except ToolError:
+        pass  # relative (it needs a root), or refused in any case
+    else:
+        return None
+    try:
+        return expand(value, Roots((base,)))
+    except ToolError:
+        return None
+
+
+_NO_ROOTS = Roots(())
+
+
+def absolute_paths(params: Any, base: str) -> dict[str, Any] | None:
+    """A ``tools/call``'s params with each relative file path made absolute against
+    ``base`` (this side's first root), for a server whose own first root may be another;
+    None when nothing needs to change."""
+    if not isinstance(params, dict):
+        return None
+    args = params.get("arguments")
+    if not isinstance(args, dict):
+        return None
+    changed = {}
+    for key in PATH_ARGUMENTS:
+        value = args.get(key)
+        if isinstance(value, str):
+            joined = absolute_path(value, base)
+            if joined is not None:
+                changed[key] = joined
+    if not changed:
+        return None
+    return {**params, "arguments": {**args, **changed}}
 
 
 def listed(protocol: str) -> list[dict[str, Any]]:

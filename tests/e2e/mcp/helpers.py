@@ -1,8 +1,9 @@
 """Driving ``steadyhand mcp`` with the official MCP Python SDK's client, over stdio.
 
 Every server the tests start gets the environment it needs passed explicitly (the SDK
-starts servers with a filtered environment): its own ``XDG_RUNTIME_DIR`` (where the
-sockets of running language servers are found) and a scratch history folder.
+starts servers with a filtered environment): its own ``STEADYHAND_RUNTIME_DIR`` (where
+the sockets of running language servers are found: the tests' override of the per-user
+folder) and a scratch history folder.
 """
 
 from __future__ import annotations
@@ -39,9 +40,11 @@ async def mcp_session(
     env: dict[str, str] | None = None,
     roots: list[Path] | None = None,
     name: str = "steadyhand-tests",
+    errlog: Any = None,
 ) -> AsyncIterator[ClientSession]:
     """An initialized SDK client session with ``steadyhand mcp ARGS`` (run in ``cwd``);
-    ``roots``: the client offers these as its roots."""
+    ``roots``: the client offers these as its roots; ``errlog``: a file for the server's
+    stderr (else it is dropped)."""
     callback = None
     if roots is not None:
         listed = types.ListRootsResult(
@@ -53,7 +56,10 @@ async def mcp_session(
 
     with open(os.devnull, "w") as quiet:
         async with (
-            stdio_client(server_params(cwd, *args, env=env), errlog=quiet) as (read, write),
+            stdio_client(server_params(cwd, *args, env=env), errlog=errlog or quiet) as (
+                read,
+                write,
+            ),
             ClientSession(
                 read,
                 write,
@@ -77,28 +83,42 @@ def structured(result: Any) -> dict[str, Any]:
 
 class LspServer:
     """``steadyhand serve`` in a process of its own, started the way an editor starts it
-    (initialize, initialized), that a test can stop or kill at will."""
+    (initialize, initialized), that a test can stop or kill at will. ``folders``: its
+    workspace folders (default: ``workspace`` alone); ``env``: variables to set, or to
+    remove when given as None; ``environ``: the whole environment instead of this one."""
 
-    def __init__(self, workspace: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        env: dict[str, str | None] | None = None,
+        folders: list[Path] | None = None,
+        environ: dict[str, str] | None = None,
+    ) -> None:
         import subprocess
 
+        full = dict(os.environ if environ is None else environ)
+        for key, value in (env or {}).items():
+            if value is None:
+                full.pop(key, None)
+            else:
+                full[key] = value
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "steadyhand", "serve", "--log-level", "WARNING"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             cwd=workspace,
-            env={**os.environ, **(env or {})},
+            env=full,
         )
-        uri = workspace.resolve().as_uri()
+        uris = [f.resolve().as_uri() for f in folders or [workspace]]
         self.request(
             1,
             "initialize",
             {
                 "processId": os.getpid(),
-                "rootUri": uri,
+                "rootUri": uris[0],
                 "capabilities": {},
-                "workspaceFolders": [{"uri": uri, "name": "ws"}],
+                "workspaceFolders": [{"uri": u, "name": f"f{i}"} for i, u in enumerate(uris)],
                 "clientInfo": {"name": "test-editor"},
             },
         )
@@ -139,3 +159,103 @@ class LspServer:
         for f in (self.proc.stdin, self.proc.stdout):
             if f is not None:
                 f.close()
+
+
+class RawMcp:
+    """``steadyhand mcp`` driven line by line, for clients the SDK cannot play: ones that
+    answer badly, late or never, pick their own ids, or stop reading. ``env``: the whole
+    environment of the server."""
+
+    def __init__(
+        self, cwd: Path, *args: str, env: dict[str, str] | None = None, stderr: Any = None
+    ) -> None:
+        import queue
+        import subprocess
+        import threading
+
+        self.proc = subprocess.Popen(
+            [*SERVER, *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr if stderr is not None else subprocess.DEVNULL,
+            cwd=cwd,
+            env=dict(os.environ) if env is None else env,
+        )
+        self.lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
+
+        def read() -> None:
+            import json
+
+            assert self.proc.stdout is not None
+            for line in self.proc.stdout:
+                self.lines.put(json.loads(line))
+            self.lines.put(None)
+
+        threading.Thread(target=read, daemon=True).start()
+
+    def send(self, msg: dict[str, Any]) -> None:
+        import json
+
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def receive(self, timeout: float = 30) -> dict[str, Any]:
+        msg = self.lines.get(timeout=timeout)
+        assert msg is not None, "the server closed its output"
+        return msg
+
+    def wait_for(self, pred: Any, timeout: float = 30) -> dict[str, Any]:
+        """The next message ``pred`` accepts (the others are dropped)."""
+        import time
+
+        end = time.monotonic() + timeout
+        while True:
+            msg = self.receive(max(0.01, end - time.monotonic()))
+            if pred(msg):
+                return msg
+
+    def answer_of(self, msg_id: Any, timeout: float = 30) -> dict[str, Any]:
+        return self.wait_for(lambda m: m.get("id") == msg_id and "method" not in m, timeout)
+
+    def initialize(
+        self, protocol: str = "2025-11-25", roots: bool = False, name: str = "raw-client"
+    ) -> dict[str, Any]:
+        caps: dict[str, Any] = {"roots": {"listChanged": True}} if roots else {}
+        self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": protocol,
+                    "capabilities": caps,
+                    "clientInfo": {"name": name, "version": "1"},
+                },
+            }
+        )
+        init = self.answer_of(0)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return init
+
+    def call(self, msg_id: Any, tool: str, **arguments: Any) -> None:
+        self.send(
+            {
+                "jsonrpc": "2.0",
+                "id": msg_id,
+                "method": "tools/call",
+                "params": {"name": tool, "arguments": arguments},
+            }
+        )
+
+    def close(self) -> None:
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=20)
+        except Exception:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()

@@ -260,9 +260,9 @@ def test_the_socket_refuses_a_client_of_another_user(tmp_path: Path) -> None:
     target = ws / "f.txt"
     target.write_text("mine\n")
     with _runtime_dir() as run:
-        editor = LspServer(ws, env={"XDG_RUNTIME_DIR": str(run)})
+        editor = LspServer(ws, env={"STEADYHAND_RUNTIME_DIR": str(run)})
         try:
-            folder = run / "steadyhand"
+            folder = run
             sock = folder / f"{editor.proc.pid}.sock"
             assert sock.exists() and (folder / f"{editor.proc.pid}.json").exists()
             assert stat.S_IMODE(folder.stat().st_mode) == 0o700
@@ -270,7 +270,6 @@ def test_the_socket_refuses_a_client_of_another_user(tmp_path: Path) -> None:
             assert desc["roots"] == [str(ws.resolve())] and desc["editor"] == "test-editor"
             code = _CLIENT.format(path=str(sock), target=str(target))
             # the folder keeps others out
-            run.chmod(0o755)
             out = _as_nobody(code)
             assert json.loads(out.stdout) == {"connect": "PermissionError"}, out
             # and were the folder and socket open to all, the server still refuses them
@@ -284,8 +283,8 @@ def test_the_socket_refuses_a_client_of_another_user(tmp_path: Path) -> None:
             mine = socket.socket(socket.AF_UNIX)
             mine.connect(str(sock))
             mine.settimeout(10)
-            ping = {"jsonrpc": "2.0", "id": 1, "method": "hello", "params": {"session": "t"}}
-            mine.sendall(json.dumps(ping).encode() + b"\n")
+            hello = {"jsonrpc": "2.0", "method": "hello", "params": {"session": "t"}}
+            mine.sendall(json.dumps(hello).encode() + b"\n")
             assert b'"pid":' in mine.recv(65536)
             mine.close()
         finally:
@@ -296,7 +295,7 @@ def test_the_socket_refuses_a_client_of_another_user(tmp_path: Path) -> None:
             [sys.executable, "-m", "steadyhand", "mcp", "--attach", "auto"],
             input="",
             cwd=ws,
-            env={**os.environ, "XDG_RUNTIME_DIR": str(run)},
+            env={**os.environ, "STEADYHAND_RUNTIME_DIR": str(run)},
             capture_output=True,
             timeout=60,
         )
@@ -307,8 +306,8 @@ def test_a_server_that_stops_removes_its_socket(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     with _runtime_dir() as run:
-        editor = LspServer(ws, env={"XDG_RUNTIME_DIR": str(run)})
-        sock = run / "steadyhand" / f"{editor.proc.pid}.sock"
+        editor = LspServer(ws, env={"STEADYHAND_RUNTIME_DIR": str(run)})
+        sock = run / f"{editor.proc.pid}.sock"
         assert sock.exists()
         editor.request(2, "shutdown", None)
         assert not sock.exists()

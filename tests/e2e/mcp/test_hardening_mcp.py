@@ -40,7 +40,7 @@ async def session_with_root(cwd: Path, uri: str, env: dict[str, str]) -> AsyncIt
 def _env(tmp_path: Path) -> dict[str, str]:
     run = tmp_path / "run"
     run.mkdir(mode=0o700)
-    return {"XDG_RUNTIME_DIR": str(run), "XDG_STATE_HOME": str(tmp_path / "state")}
+    return {"STEADYHAND_RUNTIME_DIR": str(run), "XDG_STATE_HOME": str(tmp_path / "state")}
 
 
 async def test_a_root_naming_another_host_is_no_local_folder(tmp_path: Path) -> None:
@@ -63,8 +63,7 @@ async def test_a_fifo_in_place_of_a_server_descriptor_is_never_opened(tmp_path: 
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "f.txt").write_text("x\n")
-    folder = Path(env["XDG_RUNTIME_DIR"]) / "steadyhand"
-    folder.mkdir(mode=0o700)
+    folder = Path(env["STEADYHAND_RUNTIME_DIR"])
     fifo = folder / "12345.json"
     os.mkfifo(fifo)
     writer = threading.Thread(target=lambda: os.close(os.open(fifo, os.O_WRONLY)), daemon=True)

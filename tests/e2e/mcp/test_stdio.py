@@ -44,7 +44,7 @@ def env(tmp_path: Path) -> dict[str, str]:
     """A runtime folder with no language server in it, and a history of this test's."""
     run = tmp_path / "run"
     run.mkdir(mode=0o700)
-    return {"XDG_RUNTIME_DIR": str(run), "XDG_STATE_HOME": str(tmp_path / "state")}
+    return {"STEADYHAND_RUNTIME_DIR": str(run), "XDG_STATE_HOME": str(tmp_path / "state")}
 
 
 async def call(client: Any, tool: str, **arguments: Any) -> dict[str, Any]:
