@@ -523,3 +523,31 @@ async def test_taking_back_a_switch_of_line_endings_restores_them(
     assert out["ok"], out
     assert "line endings" in out["message"]
     assert f.read_bytes() == TEN.replace("line 9", "ninth").encode()
+
+
+async def test_lines_of_an_earlier_version_still_list_and_undo(
+    client: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "v1.txt"
+    f.write_text(TEN)
+    await call(client, READ, file_path=str(f))
+    await _edit(client, f, "line 2\n", "second\n")
+    await _edit(client, f, "line 8\n", "eighth\n")
+    assert len(await _ids(client)) == 2  # (the index lines are written by now)
+
+    def as_written_before(obj: dict[str, Any]) -> dict[str, Any]:
+        # no instance nor after_encoding, and the 8-digit ids of that version
+        out = {k: v for k, v in obj.items() if k not in ("instance", "after_encoding")}
+        return {**out, "id": out["id"][:8]} if out["t"] == "change" else out
+
+    _rewrite(_index(workspace), as_written_before)
+    listed = await call(client, CHANGES)
+    assert listed["ok"] and [len(c["id"]) for c in listed["changes"]] == [8, 8], listed
+    assert [c["other_server"] for c in listed["changes"]] == [False, False]
+    earlier = listed["changes"][1]["id"]
+    out = await call(client, UNDO, id=earlier)
+    assert out["ok"], out
+    assert f.read_text() == TEN.replace("line 8\n", "eighth\n")
+    back = await call(client, UNDO, file_path=str(f), session="default")
+    assert back["ok"], back  # the undo just made, by this server's session
+    assert f.read_text() == TEN.replace("line 2\n", "second\n").replace("line 8\n", "eighth\n")
