@@ -150,6 +150,7 @@ def _record(
     *,
     tool: str,
     session: str,
+    instance: str,
     splices: Sequence[Splice] | None = None,
     exact: bool = False,
     label: str | None = None,
@@ -189,11 +190,21 @@ def _record(
         added=added,
         removed=removed,
         after=_keep_after(store, after),
+        instance=instance,
+        after_encoding=_after_label(after),
     )
     try:
         store.append(version)
     except OSError as exc:
         log.warning("history: could not record a change to %s: %s", path, exc)
+
+
+def _after_label(after: Snapshot | None) -> str | None:
+    """The encoding the change left the file in, when it is known: for the disk (an
+    editor buffer holds text only; the editor decides how it is saved)."""
+    if after is None or after.source == "buffer":
+        return None
+    return after.encoding.label
 
 
 def _label(before: Snapshot | None, after: Snapshot | None) -> str:
@@ -251,6 +262,7 @@ class HistoryWorld(WorldLayer):
                 applied.snapshot,
                 tool=change.tool,
                 session=change.session,
+                instance=self.ctx.sessions.instance,
                 splices=change.splices,
                 exact=applied.snapshot.raw is change.new_raw,
                 label=label,
@@ -279,7 +291,17 @@ class HistoryWorld(WorldLayer):
     ) -> Applied:
         label = _disk_label(before, links_ok=self.ctx.roots.allow_hard_links)  # still there
         applied = await delete_via(self.inner, self.ctx, path, before, tool=tool, session=session)
-        _record(store, path, before, key, None, tool=tool, session=session, label=label)
+        _record(
+            store,
+            path,
+            before,
+            key,
+            None,
+            tool=tool,
+            session=session,
+            instance=self.ctx.sessions.instance,
+            label=label,
+        )
         return Applied(applied.via, applied.snapshot, applied.on_disk)
 
 

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from steadyhand.history.store import Checkpoint, Entry, Version
+from steadyhand.history.store import Checkpoint, Entry, Owner, Version, owner_of
 from steadyhand.history.stores import History
 
 
-def find_version(store: History, change_id: str) -> Version | None:
-    """The change ``change_id`` (newest first: ids are random, a match is the one)."""
-    for e in reversed(store.entries):
-        if isinstance(e, Version) and e.id == change_id:
-            return e
-    return None
+def find_versions(store: History, given: str, path: str | None = None) -> list[Version]:
+    """The changes ``given`` names (by their whole id or an abbreviation of it), oldest
+    first; only those to ``path``, if given. One is the change; more than one means the
+    id is ambiguous, and the caller refuses it: a change is never guessed."""
+    return [
+        e for e in store.named(given) if isinstance(e, Version) and (path is None or e.path == path)
+    ]
 
 
 def later_changes(store: History, v: Version) -> list[Version]:
@@ -31,7 +32,7 @@ def later_changes(store: History, v: Version) -> list[Version]:
             continue
         if seen:
             out.append(e)
-        elif e.id == v.id:
+        elif e == v:
             seen = True
     return out
 
@@ -57,20 +58,21 @@ def before_kept(store: History, v: Version) -> bool:
     return not v.existed or store.has(v.before)
 
 
-def find_checkpoint(
-    store: History, name: str, session: str | None
-) -> tuple[int, Checkpoint] | None:
-    """The checkpoint ``name`` (an id, else the latest with that label) of ``session``,
-    or of any session when None, with its place in the index."""
-    by_label: tuple[int, Checkpoint] | None = None
+def find_checkpoint(store: History, name: str, who: Owner | None) -> list[tuple[int, Checkpoint]]:
+    """The checkpoints ``name`` names, with their places in the index: those with that
+    id (by any session, or ``who``'s only; more than one only in lines an earlier
+    version wrote), else the latest with that label of ``who`` (of any session when
+    None)."""
+    by_id: list[tuple[int, Checkpoint]] = []
+    by_label: list[tuple[int, Checkpoint]] = []
     for i, e in enumerate(store.entries):
-        if not isinstance(e, Checkpoint) or (session is not None and e.session != session):
+        if not isinstance(e, Checkpoint) or (who is not None and not who.made(e)):
             continue
         if e.id == name:
-            return i, e
-        if e.label == name:
-            by_label = (i, e)
-    return by_label
+            by_id.append((i, e))
+        elif e.label == name:
+            by_label = [(i, e)]
+    return by_id or by_label
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,40 +111,56 @@ def under(path: str, folder: str) -> bool:
 def list_changes(
     entries: list[Entry],
     *,
-    session: str | None = None,
+    who: Owner | None = None,
     path: str | None = None,
     after: int = -1,
     limit: int,
 ) -> Listing:
-    """The changes among ``entries`` (the index, oldest first) made by ``session``, to
+    """The changes among ``entries`` (the index, oldest first) made by ``who``, to
     ``path`` (a file, or a folder and what it holds), placed after index ``after``;
-    the newest ``limit`` of them, with the checkpoints among them."""
+    the newest ``limit`` of them, with the checkpoints among them. Sessions are told
+    apart by name and server instance (:class:`~steadyhand.history.store.Owner`)."""
     latest: dict[str, Version] = {}
-    following: dict[str, Version] = {}
-    last_cp: dict[str, tuple[int, Checkpoint]] = {}
+    following: dict[int, Version] = {}  # by the place of the change it follows
+    at: dict[str, int] = {}  # the place of each file's latest change
+    last_cp: dict[Owner, tuple[int, Checkpoint]] = {}
     matched: list[tuple[int, Version, tuple[int, Checkpoint] | None]] = []
     for i, e in enumerate(entries):
         if isinstance(e, Checkpoint):
-            last_cp[e.session] = (i, e)
+            last_cp[owner_of(e)] = (i, e)
             continue
-        prev = latest.get(e.path)
+        prev = at.get(e.path)
         if prev is not None:
-            following[prev.id] = e
+            following[prev] = e
         latest[e.path] = e
-        if i <= after or (session is not None and e.session != session):
+        at[e.path] = i
+        if i <= after or (who is not None and not who.made(e)):
             continue
         if path is not None and not under(e.path, path):
             continue
-        matched.append((i, e, last_cp.get(e.session)))
+        placed = _latest(last_cp.get(owner_of(e)), last_cp.get(Owner(e.session)))
+        matched.append((i, e, placed))
     window = matched[len(matched) - limit :] if limit < len(matched) else matched
     listed = [
-        Listed(v, latest[v.path] is v, cp[1] if cp else None, following.get(v.id))
-        for _, v, cp in reversed(window)
+        Listed(v, latest[v.path] is v, cp[1] if cp else None, following.get(i))
+        for i, v, cp in reversed(window)
     ]
-    sessions = {v.session for _, v, _ in window} | ({session} if session else set())
+    owners = {owner_of(v) for _, v, _ in window} | ({who} if who else set())
     # from the checkpoint the oldest listed change of any session comes after
     start = min((cp[0] if cp else i for i, _, cp in window), default=after + 1)
     checkpoints = [
-        e for e in reversed(entries[start:]) if isinstance(e, Checkpoint) and e.session in sessions
+        e
+        for e in reversed(entries[start:])
+        if isinstance(e, Checkpoint) and any(o.made(e) for o in owners)
     ][:MAX_CHECKPOINTS]
     return Listing(listed, len(matched), checkpoints)
+
+
+def _latest(
+    a: tuple[int, Checkpoint] | None, b: tuple[int, Checkpoint] | None
+) -> tuple[int, Checkpoint] | None:
+    """The later of two placed checkpoints (a session's own, and one an earlier version
+    set under its name, which counts as its own too)."""
+    if a is None or b is None:
+        return a or b
+    return a if a[0] > b[0] else b

@@ -158,7 +158,8 @@ class UndoParams:
     #: The whole diff in the result even when it is long (by default a long diff is
     #: left out and the result says which lines changed).
     include_diff: bool = False
-    #: Take back this one change (an id from ``changes`` or ``history``).
+    #: Take back this one change (an id from ``changes`` or ``history``, or its first 6
+    #: characters or more).
     id: str | None = None
 
     def __post_init__(self) -> None:
@@ -186,8 +187,10 @@ class ChangesParams:
 
 @dataclass(frozen=True, slots=True)
 class ChangeParams:
-    #: The change's id (from ``changes`` or ``history``).
+    #: The change's id (from ``changes`` or ``history``), or its first 6 characters or more.
     id: str
+    #: The file the change was made to: tells apart changes an id names more than one of.
+    file_path: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,13 +23,17 @@ from steadyhand.tools.versions import (
     DIFF_MAX_CHARS,
     clock,
     current_content,
+    holds,
     iso,
     not_text,
+    other_server,
+    owner,
     refresh,
     require_history,
     restorable,
     restore,
     untouched,
+    whose,
 )
 
 DEFAULT_HISTORY_LIMIT = 20
@@ -37,11 +41,14 @@ DEFAULT_HISTORY_LIMIT = 20
 MAX_HISTORY_LIMIT = 100
 
 
-def version_fields(store: History, v: Version, current: bool) -> dict[str, object]:
+def version_fields(
+    ctx: ToolContext, store: History, v: Version, current: bool
+) -> dict[str, object]:
     return {
         "id": v.id,
         "time": iso(v.time),
         "session": v.session,
+        "other_server": other_server(ctx, v),
         "tool": v.tool,
         "existed_before": v.existed,
         "size_before": v.before_size if v.existed else None,
@@ -64,7 +71,7 @@ def _describe(v: Version) -> str:
 def history(ctx: ToolContext, p: HistoryParams) -> Result:
     store = require_history(ctx)
     rp = ctx.resolve(p.file_path)
-    versions = store.versions(rp.path, p.session)
+    versions = store.versions(rp.path, owner(ctx, p.session) if p.session else None)
     who = f" by session {p.session!r}" if p.session else ""
     if not versions:
         return success(
@@ -84,16 +91,14 @@ def history(ctx: ToolContext, p: HistoryParams) -> Result:
     fields: list[dict[str, object]] = []
     for i, v in enumerate(newest):
         is_current = i == 0 and not odd and untouched(v, now)
-        fields.append(version_fields(store, v, is_current))
+        fields.append(version_fields(ctx, store, v, is_current))
         marks = []
         if is_current:
             marks.append("current")
         if not restorable(store, v):
             marks.append("earlier content no longer kept")
         mark = f"  ({'; '.join(marks)})" if marks else ""
-        lines.append(
-            f"  {v.id}  {clock(v.time)}  session {v.session}  {v.tool}  {_describe(v)}{mark}"
-        )
+        lines.append(f"  {v.id}  {clock(v.time)}  {_by(ctx, v)}  {v.tool}  {_describe(v)}{mark}")
     head = f"{len(versions)} change(s) Steadyhand made to {rp.path}{who}, newest first"
     if len(versions) > len(newest):
         most = " (the most one listing shows)" if limit < (p.limit or 0) else ""
@@ -123,15 +128,9 @@ async def undo(ctx: ToolContext, p: UndoParams) -> Result:
         check_writable(ctx, path, p.session)
     async with ctx.locks.hold(path):
         refresh(store)
-        v = store.last_change(path, p.session)
+        v = store.last_change(path, owner(ctx, p.session) if p.session else None)
         if v is None:
-            who = f" by session {p.session!r}" if p.session else ""
-            raise ToolError(
-                ErrorCode.NO_HISTORY,
-                f"Steadyhand has no recorded change to {path}{who}, so there is nothing to "
-                "undo. Call history to see the versions it knows.",
-                path=path,
-            )
+            raise _nothing_to_undo(ctx, store, path, p.session)
         return await undo_version(
             ctx,
             store,
@@ -164,7 +163,7 @@ async def undo_version(
         gone = " was deleted" if now is None else " has changed"
         raise ToolError(
             ErrorCode.STALE,
-            f"{path}{gone} since the {v.tool} by session {v.session!r} at {clock(v.time)}, so "
+            f"{path}{gone} since the {v.tool} by {whose(ctx, v)} at {clock(v.time)}, so "
             "undoing it would throw that newer work away; nothing was changed. Read the "
             "file to see what is there now. To restore the earlier version anyway, call "
             "undo again with force: true (what is there now will be kept in history).",
@@ -178,16 +177,44 @@ async def undo_version(
         if target is None:
             raise ToolError(
                 ErrorCode.NO_HISTORY,
-                f"The version of {path} before the {v.tool} by session {v.session!r} at "
+                f"The version of {path} before the {v.tool} by {whose(ctx, v)} at "
                 f"{clock(v.time)} is no longer kept (it was too large, or the history "
                 "budget evicted it), so it cannot be restored. Nothing was changed.",
                 path=path,
                 version=v.id,
             )
-    who = f"the {v.tool} by session {v.session!r} at {clock(v.time)}"
+    who = f"the {v.tool} by {whose(ctx, v)} at {clock(v.time)}"
     if target is None:
         return await _undo_creation(ctx, path, now, acting, who, v)
     return await _restore(ctx, path, now, target, v, acting, who, include_diff=include_diff)
+
+
+def _by(ctx: ToolContext, v: Version) -> str:
+    """``session NAME`` in a listing line, marked when another server's."""
+    return f"session {v.session}" + (" (another server)" if other_server(ctx, v) else "")
+
+
+def _nothing_to_undo(ctx: ToolContext, store: History, path: str, session: str | None) -> ToolError:
+    who = f" by session {session!r}" if session else ""
+    elsewhere = [v for v in store.versions(path) if v.session == session] if session else []
+    if elsewhere:
+        last = elsewhere[-1]
+        return ToolError(
+            ErrorCode.NO_HISTORY,
+            f"This server's session {session!r} made no recorded change to {path}, so "
+            f"nothing was undone; the last change there by a session of that name ("
+            f"{last.id}, the {last.tool} at {clock(last.time)}) was made by another server "
+            "(another editor window or MCP server on this folder, or this one before a "
+            "restart). To take that one back, call undo with its id.",
+            path=path,
+            id=last.id,
+        )
+    return ToolError(
+        ErrorCode.NO_HISTORY,
+        f"Steadyhand has no recorded change to {path}{who}, so there is nothing to "
+        "undo. Call history to see the versions it knows.",
+        path=path,
+    )
 
 
 def _not_text_now(path: str, err: ToolError, v: Version) -> ToolError:
@@ -239,7 +266,7 @@ async def _restore(
     *,
     include_diff: bool,
 ) -> Result:
-    if now is not None and now.raw == target:
+    if holds(now, target, v.encoding):
         raise ToolError(
             ErrorCode.NO_CHANGE,
             f"{path} already holds the version from before {who}; nothing was changed.",

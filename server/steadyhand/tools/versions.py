@@ -1,5 +1,6 @@
 """What the history tools share (``history``, ``undo``, ``checkpoint``, ``rewind``): the
-store, the file as it is now, how versions are described, and putting a version back."""
+store, whose sessions are whose, the file as it is now, how versions are described, and
+putting a version back."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import os
 from steadyhand.apply.history import encoding_from_label
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, from_raw_anyway
-from steadyhand.history.store import Version
+from steadyhand.history.store import Entry, Owner, Version
 from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.text.encoding import BinaryContent
@@ -47,6 +48,33 @@ def store_failed(store: History, exc: OSError) -> ToolError:
         "nothing was listed, recorded or changed. Ask the user to fix that folder (its "
         "permissions, free space) or to set historyDir to another one, then retry.",
     )
+
+
+def owner(ctx: ToolContext, session: str) -> Owner:
+    """This server's session ``session`` as history records it (its name and this
+    server's instance: every server has sessions of the same names)."""
+    return Owner(session, ctx.sessions.instance)
+
+
+def other_server(ctx: ToolContext, e: Entry) -> bool:
+    """Whether ``e`` was recorded by a session of another server: another editor window
+    or MCP server on the same folder, or this server before it restarted (not known of
+    lines an earlier version wrote: False)."""
+    return e.instance is not None and e.instance != ctx.sessions.instance
+
+
+def whose(ctx: ToolContext, e: Entry) -> str:
+    """``session 'name'``, and ``of another server`` when it ran elsewhere."""
+    return f"session {e.session!r}" + (" of another server" if other_server(ctx, e) else "")
+
+
+def holds(now: Snapshot | None, text: str, encoding_label: str) -> bool:
+    """Whether the file already holds ``text`` stored in ``encoding_label`` (BOM
+    included): line endings, a byte-order mark and the encoding are changes too. An
+    open buffer holds text only: the editor decides how it is stored."""
+    if now is None or now.raw != text:
+        return False
+    return now.source == "buffer" or now.encoding == encoding_from_label(encoding_label)
 
 
 def clock(t: float) -> str:
