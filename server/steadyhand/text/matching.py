@@ -1018,21 +1018,18 @@ def _fine_tokens(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
     return [m.span() for m in _FINE_RE.finditer(normalize_quotes(text), lo, hi)]
 
 
-def _keys(text: str, spans: list[tuple[int, int]], *, fine: bool) -> list[str]:
-    """What the tokens ``spans`` of ``text`` are compared as. On fine tokens a quote
-    is compared with its role: closing where a word or a closing mark stands right
-    before it, opening elsewhere, so the closing quote of one string is never paired
-    with the opening quote of another."""
-    keys = [text[a:b] for a, b in spans]
-    if not fine:
-        return keys
-    for k, (a, _) in enumerate(spans):
+def _with_roles(text: str, spans: list[tuple[int, int]], keys: list[str], lo: int, hi: int) -> None:
+    """``keys[lo:hi]`` (of the tokens ``spans`` of ``text``) with each quote compared
+    with its role: closing where a word or a closing mark stands right before it,
+    opening elsewhere, so the closing quote of one string is never paired with the
+    opening quote of another."""
+    for k in range(lo, hi):
+        a = spans[k][0]
         q = normalize_quotes(keys[k])
         if q in _QUOTE_CHARS:
             before = text[a - 1] if a else " "
             opening = before.isspace() or before in _BEFORE_OPENING
             keys[k] = q + ("(" if opening else ")")
-    return keys
 
 
 def _align_tokens(
@@ -1047,8 +1044,14 @@ def _align_tokens(
 ) -> None:
     """Append to ``raw`` the opcodes turning the tokens ``ot`` of ``old`` into the
     tokens ``nt`` of ``new`` (``ends``: where each stretch ends, for empty ones)."""
-    ow = _keys(old, ot, fine=fine)
-    nw = _keys(new, nt, fine=fine)
+    ow = [old[a:b] for a, b in ot]
+    nw = [new[a:b] for a, b in nt]
+    if fine:
+        # What both share at the start and at the end pairs up by place; only the
+        # quotes between are compared by role.
+        pre, suf = common_ends(ow, nw)
+        _with_roles(old, ot, ow, pre, len(ow) - suf)
+        _with_roles(new, nt, nw, pre, len(nw) - suf)
 
     def span(ts: list[tuple[int, int]], k1: int, k2: int, size: int) -> tuple[int, int]:
         start = ts[k1][0] if k1 < len(ts) else size
@@ -1353,11 +1356,12 @@ def _splits_a_character(view: str, places: Sequence[Candidate], path: str) -> To
     lines = sorted(set(line_numbers(view, [(p.start, p.end) for p in places])))
     return ToolError(
         ErrorCode.NO_MATCH,
-        f"old_string matches {path} only where it {side} inside a character (line "
+        f"old_string was not found in {path} as whole characters: it matches only where "
+        f"it {side} inside a character (line{'s' if len(lines) != 1 else ''} "
         f"{_numbers(lines)}: {graphemes.describe(view[a:b])}, a letter with the accent, "
         "mark or joined character that belongs to it), so the edit would split that "
-        "character; nothing was changed. Include the whole character in old_string (and "
-        "write it whole in new_string), or end old_string before it.",
+        "character, and nothing was changed. Include the whole character in old_string "
+        "(and write it whole in new_string), or end old_string before it.",
         **list_fields("lines", lines),
     )
 
