@@ -28,7 +28,7 @@ function shQuote(s: string): string {
 export function launcherScript(command: string, args: readonly string[], sitePackages: string | undefined, platform: string): Launcher {
   if (platform === 'win32') {
     const lines = ['@echo off', 'rem Written by the Steadyhand extension: runs its server with its private interpreter.'];
-    lines.push(sitePackages ? `set "PYTHONPATH=${sitePackages}"` : 'set PYTHONPATH=');
+    lines.push('set PYTHONHOME=', sitePackages ? `set "PYTHONPATH=${sitePackages}"` : 'set PYTHONPATH=');
     lines.push('set PYTHONNOUSERSITE=1', 'set PYTHONUTF8=1');
     lines.push(`"${command}" ${args.map((a) => `"${a}"`).join(' ')} -m steadyhand %*`.replace(/ {2,}/g, ' '));
     return { name: 'steadyhand.cmd', content: lines.join('\r\n') + '\r\n' };

@@ -81,3 +81,13 @@ describe('McpLauncher', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('the Windows launcher', () => {
+  it('clears an inherited PYTHONHOME, as the POSIX one does', () => {
+    assert.match(launcherScript('C:\\Python\\python.exe', [], 'C:\\s', 'win32').content, /^set PYTHONHOME=\r$/m);
+    assert.match(launcherScript('/usr/bin/python3', [], '/s', 'linux').content, /^unset PYTHONHOME$/m);
+  });
+  it('runs the py launcher with its version argument', () => {
+    assert.match(launcherScript('py', ['-3.12'], 'C:\\s', 'win32').content, /^"py" "-3\.12" -m steadyhand %\*\r$/m);
+  });
+});

@@ -1,13 +1,17 @@
 /**
  * Finding the Python that runs the server: the `steadyhand.server.python` setting, else the
- * Python extension's selected interpreter, else `python3` on PATH (see interpreter.ts for the
- * order and the checks), each candidate probed by running it.
+ * Python extension's selected interpreter, else `python3` on PATH and the usual install locations
+ * (see interpreter.ts for the order and the checks, locations.ts for the places), each candidate
+ * probed by running it.
  */
 import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as vscode from 'vscode';
 import {
   interpreterCandidates,
   parseProbeOutput,
+  probeFailure,
   PROBE_CODE,
   resolveInterpreter,
   type Candidate,
@@ -16,6 +20,7 @@ import {
   type ResolvedInterpreter,
 } from './interpreter';
 import { pythonEnv } from './environment';
+import type { HostSystem } from './locations';
 import { CONFIG_SECTION } from '../settings';
 import { withTimeout } from '../utilities';
 
@@ -29,14 +34,38 @@ export function probe(candidate: Candidate): Promise<ProbeResult> {
       (err, stdout, stderr) => {
         if (err) {
           const e = err as NodeJS.ErrnoException;
-          const reason = e.code === 'ENOENT' ? 'not found' : `failed: ${(stderr || err.message).trim().split('\n').pop() ?? ''}`;
-          resolve({ ok: false, reason });
+          resolve({ ok: false, reason: probeFailure(candidate.command, e.code, stderr || err.message, process.platform) });
           return;
         }
         resolve(parseProbeOutput(stdout));
       },
     );
   });
+}
+
+/** This machine, for the interpreter lookup. */
+export function thisSystem(): HostSystem {
+  const stat = (p: string): fs.Stats | undefined => {
+    try {
+      return fs.statSync(p);
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    platform: process.platform,
+    env: process.env,
+    home: os.homedir(),
+    isFile: (p) => stat(p)?.isFile() ?? false,
+    isDirectory: (p) => stat(p)?.isDirectory() ?? false,
+    listDir: (p) => {
+      try {
+        return fs.readdirSync(p);
+      } catch {
+        return [];
+      }
+    },
+  };
 }
 
 interface PythonExtensionApi {
@@ -68,7 +97,7 @@ export class InterpreterDiscovery implements vscode.Disposable {
   async find(): Promise<Discovered> {
     const setting = vscode.workspace.getConfiguration(CONFIG_SECTION).get<string>('server.python');
     const fromExt = setting && setting.trim() !== '' ? undefined : await this.pythonExtensionInterpreter();
-    const candidates = interpreterCandidates(setting, fromExt, process.platform);
+    const candidates = interpreterCandidates(setting, fromExt, process.platform, thisSystem());
     return { setting, resolved: await resolveInterpreter(candidates, probe) };
   }
 

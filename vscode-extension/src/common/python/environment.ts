@@ -5,7 +5,10 @@
  * extension installs them, with pip run straight from its wheel (so the interpreter needs neither pip
  * nor venv), into `<globalStorage>/python/<key>/site`, where the key depends on the server version
  * and the interpreter. The server then runs as `python -m steadyhand serve` with PYTHONPATH set to
- * that folder. Nothing is installed into the user's interpreter.
+ * that folder. Nothing is installed into the user's interpreter. The folder is a `pip install
+ * --target` folder, not a virtual environment: the packages sit at its top on every system, and
+ * nothing is run from a `bin/` or `Scripts\` in it (the server and the MCP launcher both run
+ * `python -m steadyhand`).
  *
  * No `vscode` import: the caller passes paths and a logger.
  */
@@ -24,6 +27,10 @@ export interface BundleManifest {
   pipWheel: string;
   /** All wheel file names (for the environment key). */
   wheels: string[];
+  /** The VS Code platforms whose wheels the bundle carries (all of them for a universal build). */
+  targets?: string[];
+  /** The CPython versions whose wheels the build asked for. */
+  pythonVersions?: string[];
 }
 
 export interface PythonCommand {
@@ -41,6 +48,24 @@ export interface EnvResult {
 }
 
 export type Log = (line: string) => void;
+
+/** The VS Code platform of a machine (`linux-x64`, `win32-x64`, `darwin-arm64`, …). */
+export function vscodePlatform(platform: string, arch: string): string {
+  return `${platform}-${arch}`;
+}
+
+/**
+ * What the log should say when the bundle was built for other platforms than this one (a VSIX
+ * installed by hand on the wrong system): its compiled wheels do not fit, so pip falls back to
+ * the package index. Undefined when it fits, or for a bundle that does not say.
+ */
+export function bundlePlatformNote(manifest: BundleManifest, platform: string, arch: string): string | undefined {
+  const here = vscodePlatform(platform, arch);
+  if (!manifest.targets || manifest.targets.length === 0 || manifest.targets.includes(here)) {
+    return undefined;
+  }
+  return `This extension was built for ${manifest.targets.join(', ')}, not ${here}: its compiled dependencies will come from the package index. Install the VSIX built for ${here}.`;
+}
 
 export function readManifest(bundledDir: string): BundleManifest | undefined {
   const file = path.join(bundledDir, 'manifest.json');
@@ -80,26 +105,42 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs:
   });
 }
 
+/**
+ * A copy of `base` without the variables `drop` names. Windows treats variable names without
+ * case (`PythonPath` is `PYTHONPATH` to Python and pip there), so there the test sees them in
+ * capitals; elsewhere names are compared as they are.
+ */
+function withoutVariables(base: NodeJS.ProcessEnv, drop: (upperName: string) => boolean, platform: NodeJS.Platform): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(base)) {
+    if (!drop(platform === 'win32' ? k.toUpperCase() : k)) {
+      env[k] = v;
+    }
+  }
+  return env;
+}
+
+const SET_FOR_PYTHON = new Set(['PYTHONHOME', 'PYTHONPATH', 'PYTHONNOUSERSITE', 'PYTHONUNBUFFERED', 'PYTHONUTF8']);
+
 /** A clean environment for running Python helpers (no user site, no inherited PYTHONPATH). */
-export function pythonEnv(sitePackages: string | undefined, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...base, PYTHONNOUSERSITE: '1', PYTHONUNBUFFERED: '1', PYTHONUTF8: '1' };
-  delete env.PYTHONHOME;
+export function pythonEnv(
+  sitePackages: string | undefined,
+  base: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): NodeJS.ProcessEnv {
+  const env = withoutVariables(base, (name) => SET_FOR_PYTHON.has(name), platform);
+  env.PYTHONNOUSERSITE = '1';
+  env.PYTHONUNBUFFERED = '1';
+  env.PYTHONUTF8 = '1';
   if (sitePackages) {
     env.PYTHONPATH = sitePackages;
-  } else {
-    delete env.PYTHONPATH;
   }
   return env;
 }
 
 /** Environment for the pip run: no pip configuration files or PIP_* variables of the machine. */
-export function pipEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const env = pythonEnv(undefined, base);
-  for (const k of Object.keys(env)) {
-    if (k.startsWith('PIP_')) {
-      delete env[k];
-    }
-  }
+export function pipEnv(base: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): NodeJS.ProcessEnv {
+  const env = withoutVariables(pythonEnv(undefined, base, platform), (name) => name.startsWith('PIP_'), platform);
   env.PIP_CONFIG_FILE = os.devNull;
   return env;
 }
@@ -128,6 +169,10 @@ export async function ensureServerEnv(opts: {
     throw new Error(
       `This build of the extension carries no bundled server (missing ${path.join(bundledDir, 'manifest.json')}) and ${python.executable} cannot import steadyhand.`,
     );
+  }
+  const note = bundlePlatformNote(manifest, process.platform, process.arch);
+  if (note) {
+    log(note);
   }
   const key = envKey(manifest, python, process.platform, process.arch);
   const root = path.join(storageDir, 'python', key);

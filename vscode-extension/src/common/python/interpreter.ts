@@ -4,12 +4,16 @@
  *
  * Order: the `steadyhand.server.python` setting (authoritative when set: if it is unusable we say
  * so and do not silently run another interpreter), else the Python extension's selected
- * interpreter, else `python3` (`python` / `py -3` on Windows) on PATH.
+ * interpreter, else `python3` (`python` / `py -3` on Windows) on PATH, then (given the system,
+ * locations.ts) each supported version by name (`python3.13`; `py -3.13`) and the usual install
+ * locations. A folder given as the interpreter (a virtual environment) stands for the interpreter
+ * in it (`Scripts\python.exe` on Windows, `bin/python3` elsewhere).
  */
+import { installedInterpreters, interpreterAt, versionedCommands, type HostSystem } from './locations';
 
 export const MIN_PYTHON: readonly [number, number] = [3, 11];
 
-export type CandidateSource = 'setting' | 'python-extension' | 'path';
+export type CandidateSource = 'setting' | 'python-extension' | 'path' | 'location';
 
 export interface Candidate {
   /** Executable (absolute path or a name looked up on PATH). */
@@ -51,31 +55,48 @@ const SOURCE_LABEL: Record<CandidateSource, string> = {
   setting: 'the setting steadyhand.server.python',
   'python-extension': "the Python extension's selected interpreter",
   path: 'PATH',
+  location: 'a usual install location',
 };
 
 export function describeCandidate(c: Candidate): string {
   return `${[c.command, ...c.args].join(' ')} (from ${SOURCE_LABEL[c.source]})`;
 }
 
-/** Builds the ordered candidate list. `setting` is the raw setting value. */
+/**
+ * Builds the ordered candidate list. `setting` is the raw setting value. `host`: the system, for
+ * folders given as interpreters, versioned names and install locations (without it, the setting,
+ * the Python extension's interpreter and the plain names on PATH).
+ */
 export function interpreterCandidates(
   setting: string | undefined,
   pythonExtensionPath: string | undefined,
   platform: NodeJS.Platform,
+  host?: HostSystem,
 ): Candidate[] {
+  const at = (p: string): string => (host ? interpreterAt(p, host) : p);
   const configured = (setting ?? '').trim();
   if (configured !== '') {
-    return [{ command: configured, args: [], source: 'setting' }];
+    return [{ command: at(configured), args: [], source: 'setting' }];
   }
   const out: Candidate[] = [];
   if (pythonExtensionPath && pythonExtensionPath.trim() !== '') {
-    out.push({ command: pythonExtensionPath.trim(), args: [], source: 'python-extension' });
+    out.push({ command: at(pythonExtensionPath.trim()), args: [], source: 'python-extension' });
   }
   if (platform === 'win32') {
     out.push({ command: 'python', args: [], source: 'path' });
     out.push({ command: 'py', args: ['-3'], source: 'path' });
   } else {
     out.push({ command: 'python3', args: [], source: 'path' });
+  }
+  if (host) {
+    for (const c of versionedCommands(platform)) {
+      out.push({ ...c, source: 'path' });
+    }
+    for (const file of installedInterpreters(host)) {
+      if (!out.some((c) => c.command === file)) {
+        out.push({ command: file, args: [], source: 'location' });
+      }
+    }
   }
   return out;
 }
@@ -111,6 +132,18 @@ export function parseProbeOutput(stdout: string): ProbeResult {
     // fall through
   }
   return { ok: false, reason: `unexpected output from the interpreter: ${JSON.stringify(stdout.slice(0, 200))}` };
+}
+
+/** Why running a candidate failed, in a few words (`code`: the spawn error's, if any). */
+export function probeFailure(command: string, code: string | undefined, output: string, platform: NodeJS.Platform): string {
+  if (code === 'ENOENT') {
+    return 'not found';
+  }
+  if (platform === 'win32' && code === 'EINVAL' && /\.(bat|cmd)$/i.test(command)) {
+    // Node runs no batch file without a shell (pyenv-win's shims are batch files).
+    return 'a batch file cannot be run as the interpreter: name the python.exe it runs';
+  }
+  return `failed: ${output.trim().split('\n').pop() ?? ''}`;
 }
 
 /** Tries the candidates in order and returns the first usable one (Python >= 3.11). */
