@@ -24,3 +24,9 @@ export function serverSource(...parts: string[]): string | undefined {
 export function packageJson<T>(): T {
   return JSON.parse(fs.readFileSync(path.join(extensionRoot(), 'package.json'), 'utf8')) as T;
 }
+
+/** A file of the repository around the extension (README.md, docs/…), when this checkout has it. */
+export function repoFile(...parts: string[]): string | undefined {
+  const file = path.join(extensionRoot(), '..', ...parts);
+  return fs.existsSync(file) ? file : undefined;
+}

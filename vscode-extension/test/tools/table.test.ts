@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { COMMANDS, SERVER_COMMANDS } from '../../src/common/commands';
 import { schemaShape, toolForCommand, toolInputToCommand, TOOL_NAMES, TOOLS } from '../../src/tools/table';
-import { packageJson } from '../../test-support/files';
+import * as fs from 'node:fs';
+import { packageJson, repoFile } from '../../test-support/files';
 
 const pkg = packageJson<{
   activationEvents: string[];
@@ -183,5 +184,27 @@ describe('package.json ↔ tool specs', () => {
     for (const command of Object.values(COMMANDS)) {
       assert.ok(SERVER_COMMANDS.includes(command), command);
     }
+  });
+});
+
+describe('the docs name the tools there are', () => {
+  const NUMBERS = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+  for (const doc of [['README.md'], ['docs', 'vscode.md'], ['vscode-extension', 'README.md']]) {
+    it(`${doc.join('/')} names every language-model tool, and no other`, () => {
+      const file = repoFile(...doc);
+      if (!file) {
+        return;
+      }
+      const text = fs.readFileSync(file, 'utf8');
+      const named = new Set([...text.matchAll(/\bsteadyhand_[a-z_]+\b/g)].map((m) => m[0]));
+      assert.deepEqual([...named].sort(), [...TOOL_NAMES].sort());
+    });
+  }
+  it('README.md says how many there are', () => {
+    const file = repoFile('README.md');
+    if (!file) {
+      return;
+    }
+    assert.match(fs.readFileSync(file, 'utf8'), new RegExp(`\\b${NUMBERS[TOOL_NAMES.length]}\\s+language-model tools`));
   });
 });
