@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: venv demo test lint format bench nearmiss torture vsix vscode-check clean
+.PHONY: venv demo test lint format bench nearmiss torture vsix vsix-host vscode-check clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -42,9 +42,14 @@ lint: $(STAMP)
 torture: $(STAMP)
 	$(BIN)/python tests/torture/report.py
 
-## The VS Code extension: vscode-extension/steadyhand-<platform>-<version>.vsix (docs/vscode.md).
+## The VS Code extension, one VSIX per platform: vscode-extension/steadyhand-<platform>-<version>.vsix
+## for linux-x64, linux-arm64, darwin-x64, darwin-arm64 and win32-x64 (docs/vscode.md).
+## `make vsix-host`: this machine's platform only; `make vsix VSIX_ARGS="--target win32-x64"`: one.
 vsix: $(STAMP)
-	PYTHON=$(abspath $(BIN)/python) bash vscode-extension/scripts/build-vsix.sh
+	PYTHON=$(abspath $(BIN)/python) bash vscode-extension/scripts/build-vsix.sh $(VSIX_ARGS)
+
+vsix-host: $(STAMP)
+	PYTHON=$(abspath $(BIN)/python) bash vscode-extension/scripts/build-vsix.sh --host
 
 ## The extension's type check, lint and unit tests.
 vscode-check:
