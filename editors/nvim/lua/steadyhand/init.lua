@@ -422,7 +422,7 @@ local function counts(r)
   return ''
 end
 
-local KEEP_NEWER = ' It is recorded as a change of its own: taking that one back (:SteadyhandChanges) brings this back.'
+local BRING_BACK = ' It is recorded as a change of its own: taking that one back (:SteadyhandChanges) brings this back.'
 
 local function taken_back(params, r)
   local id = r.undone or params.id or '?'
@@ -442,7 +442,7 @@ local function taken_back(params, r)
   if r.on_disk == false then
     text = text .. ' It is in the buffer; the file on disk is not saved yet.'
   end
-  return text .. KEEP_NEWER
+  return text .. BRING_BACK
 end
 
 local function rewound(params, r)
@@ -499,7 +499,7 @@ local function next_step(command, params, r)
   return nil
 end
 
--- The text and level Neovim shows for a command's result (nil: the command shows it itself).
+-- The text and level Neovim shows a person for a command's result or refusal.
 function M.describe(command, params, r)
   params = params or {}
   if type(r) ~= 'table' then
