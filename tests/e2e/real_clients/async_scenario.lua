@@ -2,7 +2,8 @@
 -- holds each `steadyhand.changes` request back for SH_DELAY seconds. The plugin must return
 -- from :SteadyhandChanges at once, the editor must run timers and typed keys while the answer
 -- is on its way, and the answer must be shown when it comes. Then the server stops while a
--- command waits: the command ends with an error instead of waiting for good.
+-- command waits: the command ends with an error instead of waiting for good. First of all, a
+-- command given while the server is still starting returns at once and is sent once it is ready.
 -- Inputs (environment): SH_WORKSPACE, SH_RESULT, SH_PLUGIN, SH_PYTHON, SH_SLOW_SERVER, SH_DELAY.
 local ws = os.getenv('SH_WORKSPACE')
 local result_path = os.getenv('SH_RESULT')
@@ -40,11 +41,19 @@ local function main()
   fh:write('x = 1\ny = 2\n')
   fh:close()
   local slow = { os.getenv('SH_PYTHON'), os.getenv('SH_SLOW_SERVER'), os.getenv('SH_DELAY'), 'steadyhand.changes' }
-  sh.setup({ cmd = vim.list_extend(slow, { '--', 'steadyhand', 'serve' }), timeout_ms = 600 })
+  sh.setup({ cmd = vim.list_extend(slow, { '--', 'steadyhand', 'serve' }), timeout_ms = 20000 })
   vim.cmd('edit ' .. vim.fn.fnameescape(app))
   local bufnr = vim.api.nvim_get_current_buf()
   local client = sh.client()
-  vim.wait(20000, function() return client.initialized end, 20)
+  -- 0. A command sent before the server is ready returns at once and is sent once it is.
+  R.early = { ready_when_sent = client.initialized == true }
+  sh.call('steadyhand.ping', vim.empty_dict(), function(r, why)
+    R.early.answer = r or { call_error = why }
+    R.early.ready_when_answered = client.initialized == true
+  end)
+  R.early.returned = true
+  vim.wait(20000, function() return R.early.answer ~= nil end, 20)
+  sh.config.timeout_ms = 600 -- from now on: a command waiting longer says so
   R.initialized = client.initialized == true
   if not R.initialized then return finish() end
 

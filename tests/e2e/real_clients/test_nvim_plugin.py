@@ -128,7 +128,8 @@ DELAY = 1.5
 def test_commands_never_freeze_the_editor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """:SteadyhandChanges against a server that takes 1.5 s to answer: the command returns
     at once, a timer and typed keys run while the answer is on its way, then the answer
-    fills the quickfix list. A server that stops meanwhile ends the wait with an error."""
+    fills the quickfix list. A server that stops meanwhile ends the wait with an error, and
+    a command given while the server starts waits for it without blocking."""
     nvim = os.environ.get("STEADYHAND_NVIM") or require("nvim", "neovim")
     monkeypatch.setenv("SH_PLUGIN", str(PLUGIN))
     monkeypatch.setenv("SH_PYTHON", sys.executable)
@@ -137,6 +138,10 @@ def test_commands_never_freeze_the_editor(tmp_path: Path, monkeypatch: pytest.Mo
     argv = [nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n"]
     argv += ["-c", f"luafile {HERE / 'async_scenario.lua'}"]
     r = run(argv, tmp_path, "slow", timeout=60)
+    # a command given while the server starts is sent once it is ready
+    early = r["early"]
+    assert early["ready_when_sent"] is False and early["ready_when_answered"] is True, early
+    assert early["answer"].get("ok") is True, early
     assert r["steps"]["edit"]["ok"], r["steps"]["edit"]
     events = r["events"]
     names = [e["name"] for e in events]

@@ -205,71 +205,73 @@ local function seconds(ms)
   return string.format('%d s', math.floor(ms / 1000 + 0.5))
 end
 
+-- Run tick() on the main loop every `ms` milliseconds until it returns true (or fails).
+local function every(ms, tick)
+  local timer, stopped = uv.new_timer(), false
+  timer:start(
+    ms,
+    ms,
+    vim.schedule_wrap(function()
+      if stopped then
+        return
+      end
+      local ok, done = pcall(tick)
+      if done or not ok then
+        stopped = true
+        timer:stop()
+        timer:close()
+      end
+      if not ok then
+        error(done)
+      end
+    end)
+  )
+end
+
 -- Run fn(client) once the client is initialized, else fn(nil, why), without blocking the editor.
 local function when_ready(client, fn)
   if client.initialized then
     return fn(client)
   end
-  local started, settled = uv.now(), false
-  local timer = uv.new_timer()
-  timer:start(
-    20,
-    20,
-    vim.schedule_wrap(function()
-      if settled then
-        return
-      end
-      local now = vim.lsp.get_client_by_id(client.id)
-      local late = uv.now() - started >= M.config.timeout_ms
-      if now and not now.initialized and not late then
-        return
-      end
-      settled = true
-      timer:stop()
-      timer:close()
-      if now and now.initialized then
-        fn(now)
-      elseif not now then
-        fn(nil, 'the server stopped before it was ready')
-      else
-        fn(nil, 'the server did not start within ' .. seconds(M.config.timeout_ms))
-      end
-    end)
-  )
+  local started = uv.now()
+  every(20, function()
+    local now = vim.lsp.get_client_by_id(client.id)
+    if now and now.initialized then
+      fn(now)
+    elseif not now then
+      fn(nil, 'the server stopped before it was ready')
+    elseif uv.now() - started >= M.config.timeout_ms then
+      fn(nil, 'the server did not start within ' .. seconds(M.config.timeout_ms))
+    else
+      return false
+    end
+    return true
+  end)
 end
 
 -- While a command waits: say so once it has waited timeout_ms, and end the wait if the server
 -- goes away (it would never answer).
 local function watch(client_id, label, finished, fail)
   local started, warned = uv.now(), false
-  local timer = uv.new_timer()
-  timer:start(
-    250,
-    250,
-    vim.schedule_wrap(function()
-      if timer:is_closing() then
-        return
-      end
-      if finished() then
-        timer:stop()
-        timer:close()
-      elseif not vim.lsp.get_client_by_id(client_id) then
-        timer:stop()
-        timer:close()
-        fail('the server stopped before answering')
-      elseif not warned and uv.now() - started >= M.config.timeout_ms then
-        warned = true
-        notify(
-          string.format(
-            'Steadyhand: still waiting for the answer to %s (%s); the editor stays usable and the answer is shown when it comes.',
-            label,
-            seconds(uv.now() - started)
-          ),
-          vim.log.levels.WARN
-        )
-      end
-    end)
-  )
+  every(250, function()
+    if finished() then
+      return true
+    elseif not vim.lsp.get_client_by_id(client_id) then
+      fail('the server stopped before answering')
+      return true
+    elseif not warned and uv.now() - started >= M.config.timeout_ms then
+      warned = true
+      notify(
+        string.format(
+          'Steadyhand: still waiting for the answer to %s (%s); the editor stays usable and the answer is shown when it comes.',
+          label,
+          seconds(uv.now() - started)
+        ),
+        vim.log.levels.WARN
+      )
+    end
+    return false
+  end)
 end
 
 -- Run a Steadyhand command with one parameter object, without waiting for it (the editor never
