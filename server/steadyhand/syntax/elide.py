@@ -134,7 +134,12 @@ def removals(
     replaces), keeping ``margin`` (before, after) siblings around those an edit touches.
     The ranges are ordered and never touch a span."""
     out: list[tuple[int, int]] = []
-    _visit(root, list(spans), out, margin, top=True)
+    # A stack, not recursion: a tree is as deep as its text nests (a JSON file nested
+    # thousands deep), far deeper than Python's call stack.
+    todo: list[tuple[NodeLike, list[tuple[int, int]], bool]] = [(root, list(spans), True)]
+    while todo:
+        node, parts, top = todo.pop()
+        todo.extend(_visit(node, parts, out, margin, top=top))
     out.sort()
     return out
 
@@ -146,10 +151,12 @@ def _visit(
     margin: tuple[int, int],
     *,
     top: bool = False,
-) -> None:
+) -> list[tuple[NodeLike, list[tuple[int, int]], bool]]:
+    """Add to ``out`` what can go among the children of ``node``; the kept children to
+    look into next, each with the part of every edit that lies in it."""
     n = node.child_count
     if n == 0 or node.end_byte - node.start_byte < SMALL:
-        return
+        return []
     # the children each span touches (an insertion between two touches both)
     touched: list[tuple[int, int, tuple[int, int]]] = []
     for s, e in spans:
@@ -205,6 +212,7 @@ def _visit(
     for i, j, span in touched:
         for k in range(i, j + 1):
             touching.setdefault(k, []).append(span)
+    deeper: list[tuple[NodeLike, list[tuple[int, int]], bool]] = []
     for k in kept:
         child = node.child(k)
         if child is None or child.child_count == 0:
@@ -213,4 +221,5 @@ def _visit(
         for s, e in touching.get(k, ()):
             lo = max(s, child.start_byte)
             parts.append((lo, max(lo, min(e, child.end_byte))))
-        _visit(child, parts, out, margin)
+        deeper.append((child, parts, False))
+    return deeper
