@@ -72,15 +72,16 @@ def _kind(node: NodeLike | None) -> str:
     return "*" if node.is_named else node.type
 
 
-def _run_ok(node: NodeLike, a: int, b: int) -> bool:
+def _run_ok(node: NodeLike, a: int, b: int, touched: set[int]) -> bool:
     """Whether children ``a..b`` can go: what follows them is of the kind that came first
-    in the run, or what precedes them of the kind that came last."""
-    return _kind(node.child(a)) == _kind(node.child(b + 1)) or _kind(node.child(a - 1)) == _kind(
-        node.child(b)
+    in the run, or what precedes them of the kind that came last; that sibling being one
+    no edit touches (an edit may take it away, or turn it into another kind)."""
+    return (b + 1 not in touched and _kind(node.child(a)) == _kind(node.child(b + 1))) or (
+        a - 1 not in touched and _kind(node.child(a - 1)) == _kind(node.child(b))
     )
 
 
-def _fit(node: NodeLike, a: int, b: int) -> tuple[int, int] | None:
+def _fit(node: NodeLike, a: int, b: int, touched: set[int]) -> tuple[int, int] | None:
     """The largest run within ``a..b`` (shrunk by at most :data:`SHRINK` on each side)
     that can go, or None."""
     for da in range(SHRINK + 1):
@@ -88,16 +89,24 @@ def _fit(node: NodeLike, a: int, b: int) -> tuple[int, int] | None:
             lo, hi = a + da, b - db
             if lo > hi:
                 break
-            if _run_ok(node, lo, hi):
+            if _run_ok(node, lo, hi, touched):
                 return lo, hi
     return None
 
 
-def _head(node: NodeLike, b: int, spans: list[tuple[int, int]], out: list[tuple[int, int]]) -> None:
+def _head(
+    node: NodeLike,
+    b: int,
+    spans: list[tuple[int, int]],
+    out: list[tuple[int, int]],
+    touched: set[int],
+) -> None:
     """Leave out children ``0..b`` (fewer, if need be): what then starts the text is of
-    the kind that started it."""
+    the kind that started it (and is no sibling an edit touches)."""
     for hi in range(b, max(-1, b - SHRINK - 1), -1):
         last, after = node.child(hi), node.child(hi + 1)
+        if hi + 1 in touched:
+            continue
         if last is not None and after is not None and _kind(node.child(0)) == _kind(after):
             start, end = node.start_byte, after.start_byte
             # (the spans are ordered: the first starts soonest)
@@ -108,14 +117,22 @@ def _head(node: NodeLike, b: int, spans: list[tuple[int, int]], out: list[tuple[
             return
 
 
-def _tail(node: NodeLike, a: int, spans: list[tuple[int, int]], out: list[tuple[int, int]]) -> None:
+def _tail(
+    node: NodeLike,
+    a: int,
+    spans: list[tuple[int, int]],
+    out: list[tuple[int, int]],
+    touched: set[int],
+) -> None:
     """Leave out children ``a..`` to the last one (fewer, if need be): what then ends the
-    text is of the kind that ended it."""
+    text is of the kind that ended it (and is no sibling an edit touches)."""
     n = node.child_count
     for lo in range(a, min(n, a + SHRINK + 1)):
         before, first, last = node.child(lo - 1), node.child(lo), node.child(n - 1)
         if before is None or first is None or last is None:
             return
+        if lo - 1 in touched:
+            continue
         if _kind(before) == _kind(last):
             start, end = before.end_byte, last.end_byte
             # (the spans are ordered and apart: the last ends latest)
@@ -183,15 +200,16 @@ def _visit(
     if n >= MIN_CHILDREN:
         starts = [s for s, _ in spans]
         ordered = sorted(keep)
+        hit = {k for i, j, _ in touched for k in range(i, j + 1)}
         if ordered and ordered[0] > 0:
-            _head(node, ordered[0] - 1, spans, out)
+            _head(node, ordered[0] - 1, spans, out, hit)
         if ordered and ordered[-1] < n - 1:
-            _tail(node, ordered[-1] + 1, spans, out)
+            _tail(node, ordered[-1] + 1, spans, out, hit)
         for prev, nxt in itertools.pairwise(ordered):
             a, b = prev + 1, nxt - 1  # a run of children no edit needs
             if a > b:
                 continue
-            run = _fit(node, a, b)
+            run = _fit(node, a, b, hit)
             if run is not None:
                 lo, hi = run
                 first, last, after = node.child(lo), node.child(hi), node.child(hi + 1)

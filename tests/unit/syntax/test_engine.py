@@ -323,3 +323,21 @@ def test_a_yaml_item_joined_to_the_one_before_does_not_break_the_next_check() ->
         key = text_hash(new)
         out.commit(key)
         text = new
+
+
+@pytest.mark.parametrize("units", [8, 40])
+def test_a_last_entry_dropped_leaves_its_comma_trailing_and_that_is_found(units: int) -> None:
+    """The text left out around a change keeps its shape only if the sibling that decides
+    it is still there after the change: dropping the last entry of a JSON object leaves
+    the comma before it trailing, which the text around the change must still show."""
+    text = SAMPLES["json"].text(units)
+    checker, before = Checker(deadline=SLOW_MACHINE), Text(text_hash(text), text)
+    checker.prime("json", before.key, text)
+    checker.drain()
+    line = '  "end": 0\n'
+    at = text.index(line)
+    sp = Splice(at, at + len(line), "")
+    new = text[:at] + text[at + len(line) :]
+    out = checker.check("json", before, new, [sp])
+    assert [(e.line, e.text) for e in out.errors] == [(units + 2, "unexpected `,`")]
+    assert [e.text for e in out.errors] == [e.text for e in oracle("json", text, new, sp)]
