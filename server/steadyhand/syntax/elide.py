@@ -26,8 +26,10 @@ MIN_CHILDREN = 8
 #: Siblings kept before and after the ones an edit touches (by default; the caller may
 #: ask for more where siblings depend on each other, as in YAML). The one after is where
 #: a bracket left open or a block left unclosed is found: kept, the error is placed
-#: where the whole text would place it.
-MARGIN = (0, 1)
+#: where the whole text would place it. The one before is what a clause an edit writes
+#: may belong to: an `else:` put after an `if` block goes on the `if` statement before
+#: it, and parses only with it.
+MARGIN = (1, 1)
 #: Siblings kept at each end of a node no edit touches.
 ENDS = 2
 #: Nodes smaller than this (bytes) are kept whole.

@@ -77,8 +77,10 @@ CACHE_ENTRIES = 16
 CACHE_BYTES = 1 << 20
 #: Texts waiting to be parsed in the background; older requests are dropped.
 MAX_JOBS = 8
-#: Languages whose siblings depend on their neighbours (YAML's indentation): the check
-#: keeps one sibling on each side of what a change touches.
+#: Languages whose siblings depend on their neighbours further than others: the check
+#: keeps this many siblings on each side of what a change touches (else
+#: :data:`~steadyhand.syntax.elide.MARGIN`). (YAML's indentation needs one on each
+#: side, which every language now has.)
 WIDER_MARGIN = {"yaml": (1, 1)}
 
 
