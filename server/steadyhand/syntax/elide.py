@@ -163,18 +163,33 @@ def removals(
     return out
 
 
+def top_removals(
+    root: NodeLike, spans: Sequence[tuple[int, int]], margin: tuple[int, int] = MARGIN
+) -> list[tuple[int, int]]:
+    """Like :func:`removals`, of the top of the text only (its statements, definitions,
+    declarations), however small the text and however few they are: what can be left
+    out to judge a change apart from what lies far from it, where :func:`removals`
+    leaves nothing out because the text is too small for that to pay."""
+    out: list[tuple[int, int]] = []
+    _visit(root, list(spans), out, margin, 0, 2, top=True)
+    out.sort()
+    return out
+
+
 def _visit(
     node: NodeLike,
     spans: list[tuple[int, int]],
     out: list[tuple[int, int]],
     margin: tuple[int, int],
+    small: int = SMALL,
+    min_children: int = MIN_CHILDREN,
     *,
     top: bool = False,
 ) -> list[tuple[NodeLike, list[tuple[int, int]], bool]]:
     """Add to ``out`` what can go among the children of ``node``; the kept children to
     look into next, each with the part of every edit that lies in it."""
     n = node.child_count
-    if n == 0 or node.end_byte - node.start_byte < SMALL:
+    if n == 0 or node.end_byte - node.start_byte < small:
         return []
     # the children each span touches (an insertion between two touches both)
     touched: list[tuple[int, int, tuple[int, int]]] = []
@@ -199,7 +214,7 @@ def _visit(
     else:
         keep.update(range(min(n, ENDS)))
         keep.update(range(max(0, n - ENDS), n))
-    if n >= MIN_CHILDREN:
+    if n >= min_children:
         starts = [s for s, _ in spans]
         ordered = sorted(keep)
         hit = {k for i, j, _ in touched for k in range(i, j + 1)}

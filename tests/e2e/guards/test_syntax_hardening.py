@@ -9,6 +9,7 @@ from pathlib import Path
 from pytest_lsp import LanguageClient
 
 from tests.conftest import call, client_with
+from tests.unit.syntax.samples import SAMPLES
 
 READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
 
@@ -34,3 +35,66 @@ async def test_a_file_nested_thousands_deep_is_edited_and_dry_run(
     assert r["ok"] is False and r["error"] == "syntax_error", r
     assert r["syntax_errors"][0]["line"] == 3
     assert path.read_text() == text.replace('"b": 2', '"b": 3')
+
+
+async def test_block_lets_an_edit_next_to_an_error_the_file_had_through(
+    blocking: LanguageClient, workspace: Path
+) -> None:
+    path = workspace / "mod.py"
+    text = SAMPLES["python"].text(4).replace("if a > 0:", "if a > 0", 1)  # broken already
+    path.write_text(text)
+    await call(blocking, READ, file_path=str(path))
+    r = await call(
+        blocking,
+        EDIT,
+        file_path=str(path),
+        old_string="    if a > 0\n        return a + (b or 0)",
+        new_string="    if a > 0\n        import logging",
+    )
+    assert r["ok"] and r["syntax_errors"] == [] and "syntax_warnings" not in r, r
+    assert "Syntax check" not in r["message"]
+    # a break of its own, three functions away from that error, is still refused
+    current = path.read_text()
+    r = await call(
+        blocking, EDIT, file_path=str(path), old_string="    pass\n", new_string="    pass(\n"
+    )
+    assert r["ok"] is False and r["error"] == "syntax_error", r
+    assert r["syntax_errors"][0]["line"] == current.count("\n")
+    assert path.read_text() == current
+
+
+async def test_block_lets_a_comment_only_write_through(
+    blocking: LanguageClient, workspace: Path
+) -> None:
+    path = workspace / "app.js"
+    text = SAMPLES["javascript"].text(1).replace("if (a > 0) {", "if (a", 1)  # unfinished
+    path.write_text(text)
+    await call(blocking, READ, file_path=str(path))
+    lines = text.split("\n")
+    noted = "\n".join([*lines[:6], "// note", *lines[6:]])
+    r = await call(blocking, WRITE, file_path=str(path), content=noted, dry_run=True)
+    assert r["ok"] and r["syntax_errors"] == [], r
+    r = await call(blocking, WRITE, file_path=str(path), content=noted)
+    assert r["ok"] and r["syntax_errors"] == [] and "syntax_warnings" not in r, r
+    assert path.read_text() == noted
+
+
+async def test_an_error_the_check_cannot_pin_on_the_change_is_a_warning(
+    blocking: LanguageClient, workspace: Path
+) -> None:
+    path = workspace / "mod.py"
+    text = SAMPLES["python"].text(1).replace("if a > 0:", "if a > 0", 1)  # broken already
+    path.write_text(text)
+    await call(blocking, READ, file_path=str(path))
+    # the loop's header goes, next to the old error: its body is now indented for
+    # nothing, but where one error ends and the other starts the check cannot tell
+    r = await call(
+        blocking, EDIT, file_path=str(path), old_string="    for x in items:\n", new_string=""
+    )
+    assert r["ok"] and r["syntax_errors"] == [], r
+    warnings = r["syntax_warnings"]
+    assert warnings and set(warnings[0]) == {"line", "column", "message", "excerpt", "reason"}
+    assert "the file already had a syntax error at line" in warnings[0]["reason"]
+    assert "Syntax check: possibly a syntax error at line" in r["message"]
+    assert "not counted against the change" in r["message"]
+    assert path.read_text() == text.replace("    for x in items:\n", "")
