@@ -34,6 +34,7 @@ from steadyhand.protocol.lists import list_fields, listed
 from steadyhand.state.hashing import text_hash
 from steadyhand.syntax.engine import MAX_BYTES, Checker, Outcome, Text
 from steadyhand.syntax.issues import Issue
+from steadyhand.syntax.jsonc import without_trailing_commas
 from steadyhand.syntax.languages import LANGUAGE_IDS, detect, first_line
 from steadyhand.text.diff import line_splices
 from steadyhand.text.lines import to_view
@@ -177,6 +178,19 @@ def _check_text(ctx: ToolContext, change: Change, new_view: str) -> SyntaxReport
     if lang is None:
         return None
     before = change.before
+    if lang == "jsonc":
+        # Checked as JSON with its trailing commas blanked: as a whole (a change may make
+        # a comma trailing or not), each text kept under the key of what was checked.
+        after = without_trailing_commas(new_view)
+        old_text = None
+        if before is not None:
+            seen = without_trailing_commas(before.view)
+            old_text = Text(text_hash(seen), seen)
+        jsonc = CHECKER.check(lang, old_text, after)
+        report = _report(jsonc)
+        key = text_hash(after)
+        report._commits.append(lambda _snap: jsonc.commit(key))
+        return report
     old = Text(before.view_hash, before.view) if before is not None else None
     splices = change.splices if old is not None else None
     if old is not None and splices is None and len(old.view) + len(new_view) > WHOLE_CHARS:
@@ -406,7 +420,10 @@ def prime_read(ctx: ToolContext, snap: Snapshot) -> None:
     if ctx.settings.syntax_check == "off":
         return
     lang = language_of(ctx, snap.path, snap.view)
-    if lang is not None:
+    if lang == "jsonc":
+        seen = without_trailing_commas(snap.view)
+        CHECKER.prime(lang, text_hash(seen), seen)
+    elif lang is not None:
         CHECKER.prime(lang, snap.view_hash, snap.view)
 
 
@@ -427,6 +444,9 @@ def prime_file(ctx: ToolContext, path: str, first: str, expect_hash: str, size: 
             return None
         if snap.hash != expect_hash:
             return None  # changed since: the next read says so
+        if lang == "jsonc":
+            seen = without_trailing_commas(snap.view)
+            return text_hash(seen), seen
         return snap.view_hash, snap.view
 
     CHECKER.prime_with(lang, load)

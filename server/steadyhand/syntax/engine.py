@@ -44,7 +44,7 @@ from typing import Protocol
 
 from tree_sitter import Language, Node, Parser, Range, Tree
 
-from steadyhand.syntax import grammars
+from steadyhand.syntax import gaps, grammars
 from steadyhand.syntax.elide import MARGIN, removals, top_removals
 from steadyhand.syntax.issues import Edit, Issue, introduced, map_offset
 from steadyhand.syntax.offsets import (
@@ -754,8 +754,17 @@ class Checker:
         found: Sequence[Issue],
         until: float,
     ) -> list[Issue]:
-        """``found`` (errors of ``tree``, of ``data``), as the grammar judges them."""
-        return list(found)
+        """``found`` (errors of ``tree``, of ``data``), without those the language's own
+        parser accepts, and each with the doubt it leaves where the grammar cannot judge
+        the text (see :mod:`steadyhand.syntax.gaps`)."""
+        if not found:
+            return []
+
+        def parse(text: bytes) -> list[Issue] | None:
+            other = _parse(parser, text, until)
+            return None if other is None else issues(other.root_node, text)[0]
+
+        return gaps.judge(lang, data, tree.root_node, found, parse)
 
 
 def _confined(

@@ -98,3 +98,53 @@ async def test_an_error_the_check_cannot_pin_on_the_change_is_a_warning(
     assert "Syntax check: possibly a syntax error at line" in r["message"]
     assert "not counted against the change" in r["message"]
     assert path.read_text() == text.replace("    for x in items:\n", "")
+
+
+async def test_block_never_refuses_what_the_languages_own_tools_accept(
+    blocking: LanguageClient, workspace: Path
+) -> None:
+    # a C header whose `extern "C" {` is split by `#ifdef __cplusplus` (cc compiles it)
+    header = (
+        '#ifndef LIB_H\n#define LIB_H\n\n#ifdef __cplusplus\nextern "C" {\n#endif\n\n'
+        "int lib_init(void);\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n"
+    )
+    r = await call(blocking, WRITE, file_path=str(workspace / "lib.h"), content=header)
+    assert r["ok"] and r["syntax_errors"] == [], r
+    assert "preprocessor conditionals" in r["syntax_warnings"][0]["reason"]
+    assert "Syntax check: possibly a syntax error at line" in r["message"]
+    # Python 3.13 type parameter defaults
+    py = "def first[T = int](items: list[T]) -> T:\n    return items[0]\n"
+    r = await call(blocking, WRITE, file_path=str(workspace / "gen.py"), content=py)
+    assert r["ok"] and r["syntax_errors"] == [], r
+    assert "Python 3.13" in r["syntax_warnings"][0]["reason"]
+    # C++23 `if consteval`, put into a file that was valid
+    cpp = workspace / "f.cpp"
+    cpp.write_text("int f(int x) {\n    return x;\n}\n")
+    await call(blocking, READ, file_path=str(cpp))
+    r = await call(
+        blocking,
+        EDIT,
+        file_path=str(cpp),
+        old_string="    return x;\n",
+        new_string="    if consteval {\n        return 1;\n    }\n    return x;\n",
+    )
+    assert r["ok"] and r["syntax_errors"] == [], r
+    assert "C++23" in r["syntax_warnings"][0]["reason"]
+    # a tsconfig.json with comments and trailing commas: nothing to say at all
+    tsconfig = workspace / "tsconfig.json"
+    text = '{\n  // options\n  "compilerOptions": {\n    "strict": true,\n  },\n}\n'
+    r = await call(blocking, WRITE, file_path=str(tsconfig), content=text)
+    assert r["ok"] and r["syntax_errors"] == [] and "syntax_warnings" not in r, r
+    r = await call(
+        blocking,
+        EDIT,
+        file_path=str(tsconfig),
+        old_string='"strict": true,',
+        new_string='"strict": true,\n    "target": "es2022",',
+    )
+    assert r["ok"] and r["syntax_errors"] == [] and "syntax_warnings" not in r, r
+    # ... while a real error there is still refused
+    r = await call(
+        blocking, EDIT, file_path=str(tsconfig), old_string='"es2022"', new_string='"es2022'
+    )
+    assert r["ok"] is False and r["error"] == "syntax_error", r
