@@ -14,6 +14,7 @@ from steadyhand.state.hashing import text_hash
 from steadyhand.syntax import grammars
 from steadyhand.syntax.engine import Checker, Outcome, Text
 from steadyhand.syntax.offsets import encode
+from steadyhand.syntax.tree import issues
 from steadyhand.text.splices import Splice
 from tests.unit.syntax.samples import SAMPLES
 from tests.unit.syntax.test_engine import SLOW_MACHINE
@@ -162,3 +163,55 @@ def test_edits_that_add_no_error_are_never_blamed_near_an_old_one() -> None:
                     assert out.errors == (), (lang, moved, out.errors)
                 tried += 1
     assert tried > 300
+
+
+def test_an_edit_that_leaves_the_rest_parsing_as_before_is_never_blamed() -> None:
+    """Over every language, random edits (tokens put in, characters taken out, lines
+    doubled and dropped) of a text that had a break: whenever the new text has no error
+    on the lines the edit wrote, and elsewhere the same errors as before (same message,
+    same line once moved, same column), the change is never blamed for one."""
+    rnd = random.Random(7)
+    tokens = [*"(){}[];:,.'\"<>=+-#/\\ \n\t", "end", "fi", "def ", "  ", "x"]
+    held = 0
+    for lang, sample in sorted(SAMPLES.items()):
+        parser = Parser(grammars.language(lang))
+        base = sample.text(6)
+        old, broken = sample.breaks
+        at = base.index(old, len(base) // 3)
+        text = base[:at] + broken + base[at + len(old) :]
+        before = errors_by_line(parser, text)
+        for _ in range(40):
+            pos = rnd.randrange(len(text) + 1)
+            ls = text.rfind("\n", 0, pos) + 1
+            le = text.find("\n", pos) + 1 or len(text)
+            sp = rnd.choice(
+                [
+                    Splice(pos, min(len(text), pos + rnd.randint(0, 3)), rnd.choice(tokens)),
+                    Splice(pos, min(len(text), pos + 1), ""),
+                    Splice(ls, ls, text[ls:le]),
+                    Splice(ls, le, ""),
+                ]
+            )
+            new = apply(text, sp)
+            first = text.count("\n", 0, sp.start)
+            old_last = first + text.count("\n", sp.start, sp.end)
+            new_last = first + sp.text.count("\n")
+            shift = new_last - old_last
+            after = errors_by_line(parser, new)
+            if any(first <= line <= new_last for line, _, _ in after):
+                continue  # an error on the lines the edit wrote
+            kept = {(ln if ln < first else ln + shift, c, m) for ln, c, m in before}
+            kept = {e for e in kept if not first <= e[0] <= new_last}
+            if set(after) != kept:
+                continue  # elsewhere the text parses otherwise than before
+            out = check(lang, text, new, [sp], primed=rnd.random() < 0.5)
+            assert blamed(out) == [], (lang, sp, out.errors)
+            held += 1
+    assert held > 200
+
+
+def errors_by_line(parser: Parser, text: str) -> list[tuple[int, int, str]]:
+    """The errors of the whole ``text``: (0-based line, column, message)."""
+    data = encode(text)
+    found, _ = issues(parser.parse(data).root_node, data)
+    return [(i.line - 1, i.column, i.message) for i in found]
