@@ -877,9 +877,8 @@ def _clean_context(node: Node) -> bool:
 
 
 def _unmap(pos: int, edits: list[Edit], mids: list[bytes]) -> int | None:
-    """Offset ``pos`` of the new text in the old text (None: inside an edit's new
-    text, or at its end when it replaced nothing... only offsets outside every edit's new
-    text, or at its ends, map back)."""
+    """Offset ``pos`` of the new text in the old text: offsets outside every edit's new
+    text, or at its ends, map back; None for one strictly inside it."""
     shift = 0
     for e, mid in zip(edits, mids, strict=True):
         new_start = e.start + shift
