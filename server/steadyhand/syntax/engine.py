@@ -17,7 +17,11 @@ Speed comes from three things:
   error, the change introduced none; when it does not and the old text had no error,
   every error found is the change's, placed where it is in the whole file. A text that
   had errors already is judged whole (reparsed incrementally from its tree), since how
-  the parser recovers from an error depends on everything around it.
+  the parser recovers from an error depends on everything around it; what no old error
+  accounts for counts against the change only when the change makes it on its own
+  (:meth:`Checker._attribute`), else it is reported with its doubt, never refused.
+  Errors where the grammar cannot judge the text carry a doubt too
+  (:mod:`steadyhand.syntax.gaps`).
 * **Positions are worked out locally.** Byte offsets come from character offsets through
   marks a few thousand characters apart (ASCII text needs none), lines and columns from
   the nearest node of the tree, never by counting from the top.
