@@ -30,6 +30,8 @@ class Applied:
     note: str = ""
     #: Structured guard findings (credentials in added lines) for the result's ``secrets``.
     findings: tuple[dict[str, object], ...] = ()
+    #: What the credential scan had no time for (the result's ``secrets_unscanned``).
+    secrets_unscanned: dict[str, object] | None = None
     #: The syntax check's result fields (``syntax_errors`` or ``syntax_check``), when the
     #: file was checked.
     syntax: dict[str, object] | None = None

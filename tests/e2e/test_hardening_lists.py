@@ -14,6 +14,7 @@ from pytest_lsp import LanguageClient
 
 from tests.conftest import call, client_with
 from tests.editor import open_doc, settle
+from tests.secret_samples import make
 
 READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
 FORK, NB_EDIT = "steadyhand.session.fork", "steadyhand.notebookEdit"
@@ -105,7 +106,7 @@ async def test_unseen_stretches_are_listed_up_to_a_bound(
 async def test_credentials_found_are_listed_up_to_a_bound(
     plain: LanguageClient, workspace: Path
 ) -> None:
-    keys = "".join(f"key{i} = AKIA{i:016d}\n" for i in range(150))
+    keys = "".join(f"key{i} = {make('AWS access key ID', i)}\n" for i in range(150))
     r = await call(plain, WRITE, file_path="keys.txt", content=keys)
     assert r["ok"], r
     assert len(r["secrets"]) == 100 and r["secrets_more"] == 50

@@ -4,16 +4,25 @@ An image that already fits is delivered as its own bytes. A larger one is scaled
 (never up) so its long edge and pixel count fit, then encoded in its own format; when
 the bytes are still over budget it is re-encoded as JPEG (or WebP, to keep
 transparency) at falling quality, then scaled down further, until it fits.
+
+Memory is decided before any pixel is decoded: the header gives the size and the mode,
+so what a full decode allocates is known (:func:`decoded_bytes`). A JPEG is decoded at
+a reduced size (``draft``: 1/2, 1/4 or 1/8) small enough for the bound; another format
+over it is refused. Once decoded, an image is scaled down in its own mode before it is
+converted (a palette image by nearest neighbour to twice the target first), so no
+second copy of the full size is ever made. :func:`deliver` runs in the decoding process
+(:mod:`steadyhand.formats.sandbox`), never in the server.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import math
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -32,6 +41,39 @@ MEDIA_TYPES: dict[str, str] = {
 
 #: Images with more pixels than this are refused before decoding (decompression bombs).
 HARD_PIXEL_LIMIT = 200_000_000
+#: The most a full decode of one image may allocate, less the file's own size (the file's
+#: bytes are in memory too): with the interpreter and what scaling down needs, the
+#: decoding process stays within its 256 MiB bound.
+DECODE_BYTES = 192 * 1024 * 1024
+#: ... and never more than this.
+MAX_DECODE_BYTES = 144 * 1024 * 1024
+#: Bytes per pixel of Pillow's storage, by mode (what a full decode allocates).
+_STORAGE: dict[str, int] = {"1": 1, "L": 1, "P": 1, "I;16": 2, "I;16L": 2, "I;16B": 2, "I;16N": 2}
+_JPEG_SCALES = (1, 2, 4, 8)
+
+
+def decoded_bytes(mode: str, width: int, height: int) -> int:
+    """What Pillow allocates to decode a ``width`` × ``height`` image of ``mode`` whole."""
+    return width * height * _STORAGE.get(mode, 4)
+
+
+def decode_budget(file_bytes: int) -> int:
+    """The most a full decode of an image of ``file_bytes`` bytes may allocate."""
+    return max(0, min(MAX_DECODE_BYTES, DECODE_BYTES - file_bytes))
+
+
+def jpeg_scale(mode: str, w: int, h: int, tw: int, th: int, limit: int) -> int | None:
+    """The reduction (1, 2, 4 or 8) to decode a JPEG of ``w`` × ``h`` at: the largest that
+    still gives at least ``tw`` × ``th`` pixels, or a larger one when that is needed to
+    stay within ``limit`` bytes; None when even 1/8 is over ``limit``."""
+    fine = [s for s in _JPEG_SCALES if w // s >= tw and h // s >= th]
+    start = fine[-1] if fine else 1
+    for s in _JPEG_SCALES:
+        if s >= start and decoded_bytes(mode, -(-w // s), -(-h // s)) <= limit:
+            return s
+    return None
+
+
 _MIN_EDGE = 16
 _QUALITIES = (85, 70, 55, 40)
 
@@ -68,6 +110,33 @@ class DeliveredImage:
 
     def base64(self) -> str:
         return base64.b64encode(self.data).decode("ascii")
+
+    def to_wire(self) -> dict[str, object]:
+        """As plain JSON values (the data in base64), for :meth:`from_wire`."""
+        return {
+            "media_type": self.media_type,
+            "data": self.base64(),
+            "size": [self.width, self.height],
+            "original": [self.original_format, self.original_width, self.original_height],
+            "original_bytes": self.original_bytes,
+            "frames": self.frames,
+        }
+
+    @classmethod
+    def from_wire(cls, wire: dict[str, Any]) -> DeliveredImage:
+        fmt, ow, oh = wire["original"]
+        w, h = wire["size"]
+        return cls(
+            str(wire["media_type"]),
+            base64.b64decode(wire["data"]),
+            int(w),
+            int(h),
+            str(fmt),
+            int(ow),
+            int(oh),
+            int(wire["original_bytes"]),
+            int(wire["frames"]),
+        )
 
     def fields(self) -> dict[str, object]:
         """The result fields that describe the delivered image."""
@@ -136,9 +205,10 @@ def _has_alpha(img: Image.Image) -> bool:
 
 
 def deliver(path: str, data: bytes, budget: Budget) -> DeliveredImage:
+    """The image in ``data`` as it should reach the model, or ``unreadable``/``too_large``
+    (``reason: "memory_limit"`` when decoding it would pass the memory bound)."""
     from PIL import Image, ImageOps, UnidentifiedImageError
 
-    """The image in ``data`` as it should reach the model, or ``unreadable``/``too_large``."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
@@ -157,19 +227,30 @@ def deliver(path: str, data: bytes, budget: Budget) -> DeliveredImage:
                 )
             if ow * oh > HARD_PIXEL_LIMIT:
                 raise _too_many_pixels(path, ow, oh)
+            limit = decode_budget(len(data))
+            if fmt == "JPEG" and not (len(data) <= budget.max_bytes and _fits(ow, oh, budget)):
+                scale = _scale_for(ow, oh, budget)
+                tw, th = max(1, int(ow * scale)), max(1, int(oh * scale))
+                s = jpeg_scale(img.mode, ow, oh, tw, th, limit)
+                if s is None:
+                    raise _over_memory(path, ow, oh, img.mode, limit)
+                if s > 1:
+                    img.draft(img.mode, (ow // s, oh // s))
+            w, h = img.size
+            if decoded_bytes(img.mode, w, h) > limit:
+                raise _over_memory(path, ow, oh, img.mode, limit)
             if len(data) <= budget.max_bytes and _fits(ow, oh, budget):
                 img.load()  # decode fully once, so a truncated file is caught here
                 return DeliveredImage(
                     MEDIA_TYPES[fmt], data, ow, oh, fmt, ow, oh, len(data), frames
                 )
-            scale = _scale_for(ow, oh, budget)
-            if fmt == "JPEG":
-                img.draft("RGB", (max(1, int(ow * scale)), max(1, int(oh * scale))))
             img.load()
             shown: Image.Image = ImageOps.exif_transpose(img) if fmt == "JPEG" else img
             return _shrink(path, shown, fmt, ow, oh, len(data), frames, budget)
     except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
         raise _too_many_pixels(path, 0, 0) from exc
+    except MemoryError as exc:
+        raise _over_memory(path, 0, 0, "", decode_budget(len(data))) from exc
     except UnidentifiedImageError as exc:
         raise corrupt(path, "the format is not recognized") from exc
     except (OSError, SyntaxError, ValueError, EOFError) as exc:
@@ -186,6 +267,63 @@ def _too_many_pixels(path: str, w: int, h: int) -> ToolError:
     )
 
 
+def _over_memory(path: str, w: int, h: int, mode: str, limit: int) -> ToolError:
+    size = f" ({w:,}×{h:,} pixels)" if w else ""
+    need = f", about {decoded_bytes(mode, w, h) >> 20:,} MiB to decode" if w else ""
+    return ToolError(
+        ErrorCode.TOO_LARGE,
+        f"{path} is too large an image to decode within the {limit >> 20} MiB memory "
+        f"bound{size}{need}. Ask the user for a smaller version, or downscale it with an "
+        "image tool first.",
+        path=path,
+        reason="memory_limit",
+        limit_bytes=limit,
+    )
+
+
+def _target(w: int, h: int, scale: float, budget: Budget) -> tuple[int, int]:
+    tw, th = max(1, round(w * scale)), max(1, round(h * scale))
+    while not _fits(tw, th, budget):  # rounding up may overshoot by a pixel
+        tw, th = max(1, tw - 1), max(1, th - 1)
+    return tw, th
+
+
+def _reduce(img: Image.Image, tw: int, th: int) -> Image.Image:
+    """``img`` at ``tw`` × ``th`` (or its own size, when that is not larger) in a mode
+    the encoders take (RGB, RGBA, L, LA): scaled down in its own mode first, so that no
+    conversion ever copies the full size."""
+    from PIL import Image
+
+    lanczos = Image.Resampling.LANCZOS
+    w, h = img.size
+    small = (tw, th) != (w, h)
+    mode = img.mode
+    if mode in ("P", "1"):
+        # these scale only by nearest neighbour: to twice the target, then convert and
+        # filter down
+        if small:
+            img = img.resize((min(w, 2 * tw), min(h, 2 * th)), Image.Resampling.NEAREST)
+        if mode == "1":
+            img = img.convert("L")
+        else:
+            img = img.convert("RGBA" if "transparency" in img.info else "RGB")
+    elif mode == "I" or mode.startswith("I;16"):
+        if small:
+            try:
+                img = img.resize((tw, th), lanczos)
+            except ValueError:  # a Pillow that cannot filter this mode
+                img = img.resize((tw, th), Image.Resampling.NEAREST)
+        # 16-bit grey: a plain conversion clips every value over 255 to white, so scale
+        # the range down to 8 bits first
+        img = img.convert("I").point(lambda v: v * (1 / 256)).convert("L")
+    elif mode not in ("RGB", "RGBA", "L", "LA"):
+        if small:
+            with contextlib.suppress(ValueError):  # else converted at full size below
+                img = img.resize((tw, th), lanczos)
+        img = img.convert("RGBA" if "A" in mode else "RGB")
+    return img.resize((tw, th), lanczos) if img.size != (tw, th) else img
+
+
 def _shrink(
     path: str,
     img: Image.Image,
@@ -198,24 +336,18 @@ def _shrink(
 ) -> DeliveredImage:
     from PIL import Image
 
-    if img.mode == "P" or img.mode == "1":
-        img = img.convert("RGBA" if "transparency" in img.info else "RGB")
-    elif img.mode == "I" or img.mode.startswith("I;16"):
-        # 16-bit grey: a plain conversion clips every value over 255 to white, so scale
-        # the range down to 8 bits first
-        img = img.convert("I").point(lambda v: v * (1 / 256)).convert("L")
-    elif img.mode not in ("RGB", "RGBA", "L", "LA"):
-        img = img.convert("RGBA" if "A" in img.mode else "RGB")
     w, h = img.size
     scale = _scale_for(w, h, budget)
-    alpha = _has_alpha(img)
+    first = _reduce(img, *_target(w, h, scale, budget))
+    del img
+    alpha = _has_alpha(first)
     first_fmt = {"GIF": "PNG"}.get(fmt, fmt)
     fallback = "WEBP" if alpha else "JPEG"
     while True:
-        tw, th = max(1, round(w * scale)), max(1, round(h * scale))
-        while not _fits(tw, th, budget):  # rounding up may overshoot by a pixel
-            tw, th = max(1, tw - 1), max(1, th - 1)
-        resized = img if (tw, th) == (w, h) else img.resize((tw, th), Image.Resampling.LANCZOS)
+        tw, th = _target(w, h, scale, budget)
+        resized = (
+            first if (tw, th) == first.size else first.resize((tw, th), Image.Resampling.LANCZOS)
+        )
         attempts = [(first_fmt, _QUALITIES[0])] + [(fallback, q) for q in _QUALITIES]
         for out_fmt, quality in attempts:
             data = _encode(resized, out_fmt, quality)

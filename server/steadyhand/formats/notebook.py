@@ -42,6 +42,26 @@ def is_notebook_path(path: str) -> bool:
     return path.lower().endswith(NOTEBOOK_SUFFIX)
 
 
+#: What locating the cells of a notebook may cost in memory, at most (its text and the
+#: parsed cells together): with the server's own, a read stays within 256 MiB.
+PARSE_BUDGET = 160 * 1024 * 1024
+#: What locating costs, measured over notebooks of many shapes and rounded up: a cell
+#: (its members) some 2.1 KB, each JSON string (a source line, an output's field) some
+#: 60 bytes for its object (two quotes: 30 each), each character two bytes (the text, and
+#: the decoded values).
+_CELL_BYTES = 2200
+_QUOTE_BYTES = 32
+_CHAR_BYTES = 2
+_CELL_KEY = re.compile(r'"cell_type"\s*:')
+
+
+def parse_cost(text: str) -> tuple[int, int]:
+    """How many cells ``text`` seems to hold, and about how many bytes :func:`parse` and
+    the text take together (found without parsing: one pass of a regex)."""
+    cells = sum(1 for _ in _CELL_KEY.finditer(text))
+    return cells, _CHAR_BYTES * len(text) + _CELL_BYTES * cells + _QUOTE_BYTES * text.count('"')
+
+
 # -- locating cells -------------------------------------------------------------------
 
 
@@ -412,6 +432,39 @@ def render_outputs(cell: CellSpan, want_images: bool) -> tuple[list[str], list[O
             tb = _traceback(out.get("traceback"))
             parts.append(f"[error] {head}" + (f"\n{tb}" if tb else ""))
     return parts, images
+
+
+def output_text(cell: CellSpan | None) -> str:
+    """All the text a cell's outputs show, whole and decoded (streams, ``text/*`` and
+    JSON data, errors with their tracebacks), one output after another: what a scan for
+    credentials reads. Images and other binary data are left out."""
+    if cell is None:
+        return ""
+    outs = cell.get("outputs", [])
+    if not isinstance(outs, list):
+        return ""
+    parts: list[str] = []
+    for out in outs:
+        if not isinstance(out, dict):
+            continue
+        if "text" in out:
+            parts.append(join_text(out.get("text")))
+        data = out.get("data")
+        if isinstance(data, dict):
+            for media, value in data.items():
+                if not isinstance(media, str):
+                    continue
+                if media.startswith("text/") or media.endswith("json"):
+                    if isinstance(value, dict | list) and media.endswith("json"):
+                        parts.append(json.dumps(value, ensure_ascii=False, indent=1))
+                    else:
+                        parts.append(join_text(value))
+        if out.get("output_type") == "error":
+            parts.append(f"{out.get('ename', '')}: {out.get('evalue', '')}")
+            tb = out.get("traceback")
+            if isinstance(tb, list):
+                parts.append(_ANSI.sub("", "\n".join(str(x) for x in tb)))
+    return "\n".join(p for p in parts if p)
 
 
 def render_cell(cell: CellSpan, want_images: bool) -> tuple[str, list[OutputImage]]:

@@ -3,6 +3,13 @@
 Pages are chosen with a ``pages`` string: ``"3"``, ``"1-5"``, ``"7-"`` or a comma list
 of those. A PDF longer than the page limit must be read with ``pages``; encrypted and
 image-only PDFs say so instead of returning nothing.
+
+Text extraction parses a page's content (its drawing instructions) in Python, at some
+40 bytes of memory and a few microseconds per byte, so a page whose content is over
+:data:`MAX_PAGE_CONTENT` is not parsed: it is shown with a note instead (pages may share
+one content stream, and each would parse it again). :func:`extract` runs in the
+decoding process (:mod:`steadyhand.formats.sandbox`), never in the server, under its
+time and memory bound.
 """
 
 from __future__ import annotations
@@ -10,8 +17,9 @@ from __future__ import annotations
 import io
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from steadyhand.protocol.errors import ErrorCode, ToolError
 
@@ -56,15 +64,35 @@ def _page(number: str, count: int) -> int:
     return int(digits) if len(digits) <= MAX_PAGE_DIGITS else count + 1
 
 
+#: A page whose content, decompressed, is larger than this is not parsed for its text.
+MAX_PAGE_CONTENT = 4 * 1024 * 1024
+
+
 @dataclass(frozen=True, slots=True)
 class PageText:
     number: int
     text: str
     images: int
+    #: The length of the page's whole text (``text`` may be cut to what one read shows).
+    chars: int = -1
+    #: The size of the page's content when it was too large to parse (0: it was parsed).
+    content_bytes: int = 0
 
     @property
     def has_text(self) -> bool:
         return bool(self.text.strip())
+
+    @property
+    def length(self) -> int:
+        return self.chars if self.chars >= 0 else len(self.text)
+
+    def to_wire(self) -> list[object]:
+        return [self.number, self.text, self.images, self.length, self.content_bytes]
+
+    @classmethod
+    def from_wire(cls, wire: list[Any]) -> PageText:
+        number, text, images, chars, content = wire
+        return cls(int(number), str(text), int(images), int(chars), int(content))
 
 
 def _unreadable(path: str, detail: str) -> ToolError:
@@ -112,23 +140,94 @@ def open_pdf(path: str, data: bytes) -> PdfReader:
     return reader
 
 
-def page_texts(path: str, reader: PdfReader, numbers: list[int]) -> list[PageText]:
+def _content_bytes(page: Any) -> int:
+    """The size of ``page``'s content streams, decompressed (0 when it has none)."""
+    contents = page.get("/Contents")
+    if contents is None:
+        return 0
+    obj = contents.get_object()
+    streams = list(obj) if isinstance(obj, list) else [obj]
+    total = 0
+    for stream in streams:
+        data = stream.get_object().get_data()
+        total += len(data) if isinstance(data, bytes | str) else 0
+    return total
+
+
+def page_texts(
+    path: str,
+    reader: PdfReader,
+    numbers: list[int],
+    *,
+    text_cap: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[PageText]:
+    """The text of each page of ``numbers``, each cut to ``text_cap`` characters (its
+    whole length kept); ``progress`` hears of each page as it is done."""
     from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
 
     out: list[PageText] = []
     for n in numbers:
         try:
             page = reader.pages[n - 1]
-            text = page.extract_text() or ""
             images = _count_images(page)
+            content = _content_bytes(page)
+            text = (page.extract_text() or "") if content <= MAX_PAGE_CONTENT else ""
         except (FileNotDecryptedError, DependencyError) as exc:
             raise _encrypted(path) from exc
         except (PyPdfError, OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise _unreadable(path, f"page {n}: {exc or type(exc).__name__}") from exc
         except RecursionError as exc:
             raise _unreadable(path, f"page {n}: objects nested too deep") from exc
-        out.append(PageText(n, text.replace("\r\n", "\n").replace("\r", "\n"), images))
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        cut = text if text_cap is None else text[:text_cap]
+        skipped = content if content > MAX_PAGE_CONTENT else 0
+        out.append(PageText(n, cut, images, len(text), skipped))
+        if progress is not None:
+            progress(n)
     return out
+
+
+def extract(
+    path: str,
+    data: bytes,
+    spec: str | None,
+    max_pages: int,
+    *,
+    text_cap: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    announce: Callable[[int, list[int]], None] | None = None,
+) -> tuple[int, list[PageText]]:
+    """The page count of the PDF in ``data`` and the text of the pages ``spec`` names
+    (all of them without ``spec``): ``too_large`` when that is more than ``max_pages``.
+    ``announce`` hears the count and the pages to read before the first is read."""
+    reader = open_pdf(path, data)
+    count = len(reader.pages)
+    if spec is None:
+        if count > max_pages:
+            raise ToolError(
+                ErrorCode.TOO_LARGE,
+                f"{path} has {count} pages, more than the {max_pages} one read returns. "
+                f'Read it in parts with pages, for example pages="1-{min(count, 10)}".',
+                path=path,
+                num_pages=count,
+            )
+        numbers = list(range(1, count + 1))
+    else:
+        numbers = parse_pages(spec, count)
+        if len(numbers) > max_pages:
+            first = numbers[0]
+            raise ToolError(
+                ErrorCode.TOO_LARGE,
+                f"pages={spec!r} names {len(numbers)} pages of {path}, more than the "
+                f"{max_pages} one read returns. Ask for fewer, for example "
+                f'pages="{first}-{first + max_pages - 1}".',
+                path=path,
+                num_pages=count,
+            )
+    if announce is not None:
+        announce(count, numbers)
+    return count, page_texts(path, reader, numbers, text_cap=text_cap, progress=progress)
 
 
 def _count_images(page: object) -> int:
@@ -149,7 +248,14 @@ def render(pages: list[PageText], total: int) -> str:
     parts: list[str] = []
     for p in pages:
         head = f"--- Page {p.number} of {total} ---"
-        if p.has_text:
+        if p.content_bytes:
+            parts.append(
+                f"{head}\n(This page's content is {p.content_bytes / 2**20:.1f} MiB of drawing "
+                f"instructions, over the {MAX_PAGE_CONTENT >> 20} MiB Steadyhand extracts text "
+                "from: a drawing or a map, probably. Its text is not shown; ask the user "
+                "for a text version if it is needed.)"
+            )
+        elif p.has_text:
             parts.append(f"{head}\n{p.text.strip()}")
         elif p.images:
             parts.append(

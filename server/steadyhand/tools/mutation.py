@@ -28,7 +28,7 @@ from steadyhand.documents.snapshot import Snapshot, prime_endings
 from steadyhand.formats import notebook as nb_fmt
 from steadyhand.fs.reader import encode_or_refuse
 from steadyhand.guards.protected import check_writable
-from steadyhand.guards.secrets import Finding
+from steadyhand.guards.secrets import Finding, Unscanned
 from steadyhand.guards.syntax import SyntaxReport, check_syntax
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.file_state import FileRecord, Range, Session
@@ -252,22 +252,24 @@ class Preview:
     findings: list[Finding]
     #: the syntax errors it introduces (None: the file is not checked)
     syntax: SyntaxReport | None
+    #: what the credential scan had no time for
+    unscanned: Unscanned | None = None
 
     def note(self) -> str:
         """What the dry run's message adds (with a leading space), or ""."""
-        return dry_run_note(self.findings, self.syntax)
+        return dry_run_note(self.findings, self.syntax, self.unscanned)
 
     def fields(self) -> dict[str, object]:
         """The dry run's ``secrets`` and syntax fields."""
-        return dry_run_fields(self.findings, self.syntax)
+        return dry_run_fields(self.findings, self.syntax, self.unscanned)
 
 
 async def preview(ctx: ToolContext, change: Change) -> Preview:
     """What a dry run of ``change`` reports: the checks the world runs before it applies
     a change (credentials added, syntax errors introduced; ``secret_detected`` or
     ``syntax_error`` when they are refused)."""
-    findings = await check_secrets(ctx, change)
-    return Preview(findings, check_syntax(ctx, change))
+    scan = await check_secrets(ctx, change)
+    return Preview(scan.findings, check_syntax(ctx, change), scan.unscanned)
 
 
 async def remove(ctx: ToolContext, path: str, now: Snapshot, *, tool: str, session: str) -> None:

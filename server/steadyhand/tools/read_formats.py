@@ -19,7 +19,9 @@ from steadyhand.formats import image as image_fmt
 from steadyhand.formats import notebook as nb_fmt
 from steadyhand.formats import outline as outline_fmt
 from steadyhand.formats import pdf as pdf_fmt
+from steadyhand.formats import sandbox
 from steadyhand.fs.checked_open import identity, open_checked
+from steadyhand.guards.secrets import notebook_read_note
 from steadyhand.paths.resolve import ResolvedPath
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import ReadParams
@@ -172,6 +174,70 @@ def _budget(ctx: ToolContext) -> image_fmt.Budget:
     return image_fmt.Budget(s.image_max_pixels, s.image_max_dimension, s.image_max_bytes)
 
 
+def _over_limit(over: sandbox.OverLimit, what: str, advice: str, **fields: object) -> ToolError:
+    """The ``too_large`` refusal of a decoding stopped at its time or memory bound."""
+    if over.what == "time":
+        bound = f"did not finish within the {over.seconds:g}-second limit"
+        more: dict[str, object] = {"reason": "time_limit", "limit_seconds": over.seconds}
+    else:
+        bound = f"needed more than the {over.memory_bytes >> 20} MiB memory limit"
+        more = {"reason": "memory_limit", "limit_bytes": over.memory_bytes}
+    return ToolError(
+        ErrorCode.TOO_LARGE, f"{what} {bound}, so it was stopped. {advice}", **fields, **more
+    )
+
+
+def _decoder_failed(path: str, what: str, exc: sandbox.DecoderFailed) -> ToolError:
+    return ToolError(
+        ErrorCode.UNREADABLE,
+        f"{path} could not be read as {what} ({exc}). Check the file, or ask the user for a "
+        "working copy.",
+        path=path,
+        reason="decoder_failed",
+    )
+
+
+_SMALLER_IMAGE = "Ask the user for a smaller version, or downscale it with an image tool first."
+
+
+def _decode_images(
+    ctx: ToolContext, items: list[tuple[str, bytes]]
+) -> list[image_fmt.DeliveredImage | ToolError]:
+    """Each image of ``items`` (a name for messages, its bytes) as it should reach the
+    model, or why not: decoded in one bounded decoding process."""
+    b = _budget(ctx)
+    params = {
+        "items": [{"path": name, "size": len(data)} for name, data in items],
+        "budget": [b.max_pixels, b.max_dimension, b.max_bytes],
+    }
+    answers = sandbox.run("images", params, b"".join(data for _, data in items))
+    out: list[image_fmt.DeliveredImage | ToolError] = []
+    try:
+        for (name, _), answer in zip(items, answers, strict=True):
+            if "image" in answer:
+                out.append(image_fmt.DeliveredImage.from_wire(answer["image"]))
+            elif "error" in answer:
+                out.append(sandbox.refusal(answer["error"]))
+            else:
+                over = sandbox.OverLimit("memory", sandbox.SECONDS, sandbox.MEMORY_BYTES)
+                out.append(_over_limit(over, f"Decoding {name}", _SMALLER_IMAGE, path=name))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise sandbox.DecoderFailed(f"a malformed answer: {exc}") from None
+    return out
+
+
+def _decode_image(ctx: ToolContext, path: str, data: bytes) -> image_fmt.DeliveredImage:
+    try:
+        (answer,) = _decode_images(ctx, [(path, data)])
+    except sandbox.OverLimit as over:
+        raise _over_limit(over, f"Decoding {path}", _SMALLER_IMAGE, path=path) from None
+    except sandbox.DecoderFailed as exc:
+        raise _decoder_failed(path, "an image", exc) from None
+    if isinstance(answer, ToolError):
+        raise answer
+    return answer
+
+
 async def _read_image(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> Result:
     path = rp.path
     async with ctx.locks.hold(path):
@@ -193,7 +259,7 @@ async def _read_image(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> Resu
             {"path": path, "size": raw.st.st_size},
             what="this part",
         )
-    img = await asyncio.to_thread(image_fmt.deliver, path, raw.data, _budget(ctx))
+    img = await asyncio.to_thread(_decode_image, ctx, path, raw.data)
     session.put(_binary_record(path, digest, raw.st, 1, ((1, 1),), key))
     message = (
         f"Image {path}: {img.original_format}, {img.original_width}×{img.original_height} "
@@ -231,33 +297,69 @@ async def _read_image(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> Resu
 
 
 def _pdf_text(
-    path: str, data: bytes, spec: str | None, max_pages: int
+    ctx: ToolContext, path: str, data: bytes, spec: str | None
 ) -> tuple[int, list[pdf_fmt.PageText]]:
-    reader = pdf_fmt.open_pdf(path, data)
-    count = len(reader.pages)
-    if spec is None:
-        if count > max_pages:
-            raise ToolError(
-                ErrorCode.TOO_LARGE,
-                f"{path} has {count} pages, more than the {max_pages} one read returns. "
-                f'Read it in parts with pages, for example pages="1-{min(count, 10)}".',
-                path=path,
-                num_pages=count,
-            )
-        numbers = list(range(1, count + 1))
+    """The page count and the text of the pages ``spec`` names, extracted in a bounded
+    decoding process."""
+    s = ctx.settings
+    params = {
+        "path": path,
+        "pages": spec,
+        "max_pages": s.pdf_max_pages,
+        # one page is never shown longer than one read holds
+        "text_cap": max(4 * s.max_read_tokens, s.max_read_bytes) + 1024,
+    }
+    try:
+        answer = sandbox.run("pdf", params, data)
+    except sandbox.OverLimit as over:
+        raise _pdf_over_limit(path, spec, over) from None
+    except sandbox.DecoderFailed as exc:
+        raise _decoder_failed(path, "a PDF", exc) from None
+    try:
+        pages = [pdf_fmt.PageText.from_wire(p) for p in answer["pages"]]
+        return int(answer["count"]), pages
+    except (KeyError, TypeError, ValueError) as exc:
+        raise _decoder_failed(path, "a PDF", sandbox.DecoderFailed(str(exc))) from None
+
+
+def _pdf_over_limit(path: str, spec: str | None, over: sandbox.OverLimit) -> ToolError:
+    """The refusal of a PDF read stopped at its bound, with the pages it had read by then
+    and a range that may fit."""
+    numbers: list[int] = []
+    done: list[int] = []
+    count: int | None = None
+    for message in over.progress:
+        if "numbers" in message:
+            numbers = [int(n) for n in message["numbers"]]
+            count = int(message["count"])
+        elif "done" in message:
+            done.append(int(message["done"]))
+    which = f"pages {spec!r}" if spec is not None else "the pages"
+    what = f"Reading {which} of {path}"
+    if done:
+        first, last = done[0], done[-1]
+        if len(done) == 1:
+            span = f"{first}"
+            what += f" (page {span} was read in time)"
+        else:
+            contiguous = done == list(range(first, last + 1))
+            span = f"{first}-{last}" if contiguous else ",".join(map(str, done))
+            what += f" (pages {span} were read in time)"
+        advice = (
+            f'Read fewer pages at once, for example pages="{span}", or ask the user for a '
+            "text version."
+        )
+    elif numbers and len(numbers) > 1:
+        advice = (
+            f'Read fewer pages at once, for example pages="{numbers[0]}", or ask the user for '
+            "a text version."
+        )
     else:
-        numbers = pdf_fmt.parse_pages(spec, count)
-        if len(numbers) > max_pages:
-            first = numbers[0]
-            raise ToolError(
-                ErrorCode.TOO_LARGE,
-                f"pages={spec!r} names {len(numbers)} pages of {path}, more than the "
-                f"{max_pages} one read returns. Ask for fewer, for example "
-                f'pages="{first}-{first + max_pages - 1}".',
-                path=path,
-                num_pages=count,
-            )
-    return count, pdf_fmt.page_texts(path, reader, numbers)
+        advice = "Ask the user for a text version of the PDF."
+    fields: dict[str, object] = {"path": path}
+    if count is not None:
+        fields["num_pages"] = count
+    return _over_limit(over, what, advice, **fields)
 
 
 async def _read_pdf(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> Result:
@@ -268,7 +370,7 @@ async def _read_pdf(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> Result
     digest = content_hash(raw.data)
     session = ctx.sessions.get(p.session)
     prev = session.get(path)
-    count, pages = await asyncio.to_thread(_pdf_text, path, raw.data, p.pages, s.pdf_max_pages)
+    count, pages = await asyncio.to_thread(_pdf_text, ctx, path, raw.data, p.pages)
     numbers = [pg.number for pg in pages]
     contiguous = bool(numbers) and numbers == list(range(numbers[0], numbers[-1] + 1))
     key: tuple[int | None, int | None] | None = (numbers[0], numbers[-1]) if contiguous else None
@@ -292,18 +394,19 @@ async def _read_pdf(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> Result
         # One page over the limit cannot be read in fewer pages: its text is cut.
         page = pages[0]
         room = max(1, 4 * s.max_read_tokens - 256)  # the page's head line and the marker
-        cut = _cut_text(page.text, room, s.max_read_bytes, "page")
+        cut = _cut_text(page.text, room, s.max_read_bytes, "page", total=page.length)
         pages = [dataclasses.replace(page, text=cut)]
         body = pdf_fmt.render(pages, count)
         tokens = estimate_tokens(body)
     if tokens > s.max_read_tokens:
         fit = max(1, len(pages) * s.max_read_tokens // tokens)
         first = numbers[0]
+        some = f"{first}" if fit == 1 else f"{first}-{first + fit - 1}"
         raise ToolError(
             ErrorCode.TOO_LARGE,
             f"The text of {len(pages)} page(s) of {path} is about {tokens:,} tokens, over the "
             f"{s.max_read_tokens:,}-token limit. Read fewer pages at once, for example "
-            f'pages="{first}-{first + fit - 1}".',
+            f'pages="{some}".',
             path=path,
             num_pages=count,
         )
@@ -333,7 +436,7 @@ async def _read_pdf(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> Result
         message,
         type="pdf",
         pages=[
-            {"page": pg.number, "chars": len(pg.text), "has_text": pg.has_text, "images": pg.images}
+            {"page": pg.number, "chars": pg.length, "has_text": pg.has_text, "images": pg.images}
             for pg in pages
         ],
         **fields,
@@ -363,8 +466,22 @@ async def _read_notebook(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> R
                     size=st.st_size,
                 )
         snap = buffer if buffer is not None else ctx.snapshot(path, expect=identity(rp.stat))
+    cells, cost = nb_fmt.parse_cost(snap.view)
+    if cost > nb_fmt.PARSE_BUDGET:
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"{path} holds about {cells:,} cells in {snap.size:,} bytes: reading it would take "
+            f"about {cost >> 20:,} MiB, over the {nb_fmt.PARSE_BUDGET >> 20} MiB bound for a "
+            "notebook. Clear its outputs (for example with `jupyter nbconvert "
+            "--clear-output`) or split it, or ask the user to.",
+            path=path,
+            size=snap.size,
+            reason="memory_limit",
+            limit_bytes=nb_fmt.PARSE_BUDGET,
+        )
     try:
-        nb = nb_fmt.parse(snap.view)
+        # off the event loop: a notebook near the size cap takes a second or two
+        nb = await asyncio.to_thread(nb_fmt.parse, snap.view)
     except nb_fmt.NotebookError:
         return None  # not a notebook after all: show its text, so it can be repaired
     session = ctx.sessions.get(p.session)
@@ -442,6 +559,9 @@ async def _read_notebook(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> R
     )
     if snap.source == "buffer" and snap.unsaved:
         notes.append("(This is the editor's open buffer, which has unsaved changes.)")
+    secrets_note = await asyncio.to_thread(notebook_read_note, nb.cells[start - 1 : last])
+    if secrets_note:
+        notes.append(secrets_note)
     message = f"{header}\n\n" + "\n".join(parts) + "\n\n" + " ".join(notes)
     message += _ignored(p, "pages")
     result = success(
@@ -457,9 +577,13 @@ async def _read_notebook(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> R
     return result
 
 
-def _cut_text(text: str, max_chars: int, max_bytes: int, what: str) -> str:
+def _cut_text(
+    text: str, max_chars: int, max_bytes: int, what: str, *, total: int | None = None
+) -> str:
     """``text`` (a rendered cell, a page's text) cut to ``max_chars`` characters and
-    ``max_bytes`` bytes of UTF-8, with a marker saying how much was left out."""
+    ``max_bytes`` bytes of UTF-8, with a marker saying how much was left out (of
+    ``total`` characters, when ``text`` is itself a part of a longer text)."""
+    total = len(text) if total is None else total
     keep = text[:max_chars]
     if not keep.isascii():
         data = keep.encode("utf-8", "surrogatepass")
@@ -467,10 +591,10 @@ def _cut_text(text: str, max_chars: int, max_bytes: int, what: str) -> str:
             keep = data[:max_bytes].decode("utf-8", "ignore")
     elif len(keep) > max_bytes:
         keep = keep[:max_bytes]
-    if len(keep) == len(text):
+    if len(keep) == total:
         return text
     return (
-        f"{keep}\n… [{what} cut here: {len(text) - len(keep):,} more characters, over the "
+        f"{keep}\n… [{what} cut here: {total - len(keep):,} more characters, over the "
         "limit of one read] …"
     )
 
@@ -478,22 +602,39 @@ def _cut_text(text: str, max_chars: int, max_bytes: int, what: str) -> str:
 def _deliver_outputs(
     ctx: ToolContext, path: str, outputs: list[nb_fmt.OutputImage]
 ) -> list[dict[str, object]]:
+    """The image outputs (the first few), decoded together in one bounded decoding
+    process; an output that cannot be delivered has an ``error``."""
     import base64
     import binascii
 
-    out: list[dict[str, object]] = []
+    entries: list[dict[str, object]] = []
+    items: list[tuple[str, bytes]] = []
+    places: list[int] = []
     for o in outputs[:MAX_NOTEBOOK_IMAGES]:
         entry: dict[str, object] = {"cell_index": o.cell_index, "cell_id": o.cell_id}
+        entries.append(entry)
         try:
             data = base64.b64decode(o.data_b64, validate=False)
-            img = image_fmt.deliver(f"{path} (cell {o.cell_id})", data, _budget(ctx))
-        except (binascii.Error, ValueError, ToolError) as exc:
-            entry["error"] = exc.message if isinstance(exc, ToolError) else str(exc)
-            out.append(entry)
+        except (binascii.Error, ValueError) as exc:
+            entry["error"] = str(exc)
             continue
-        entry.update(img.fields())
-        out.append(entry)
-    return out
+        items.append((f"{path} (cell {o.cell_id})", data))
+        places.append(len(entries) - 1)
+    if not items:
+        return entries
+    try:
+        answers: list[image_fmt.DeliveredImage | ToolError] = _decode_images(ctx, items)
+    except sandbox.OverLimit as over:
+        err = _over_limit(over, "Decoding the image outputs", _SMALLER_IMAGE, path=path)
+        answers = [err] * len(items)
+    except sandbox.DecoderFailed as exc:
+        answers = [_decoder_failed(path, "images", exc)] * len(items)
+    for at, answer in zip(places, answers, strict=True):
+        if isinstance(answer, ToolError):
+            entries[at]["error"] = answer.message
+        else:
+            entries[at].update(answer.fields())
+    return entries
 
 
 # -- outlines of large text files ---------------------------------------------------

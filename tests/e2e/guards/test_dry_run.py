@@ -8,6 +8,7 @@ from pathlib import Path
 from pytest_lsp import LanguageClient
 
 from tests.conftest import call, client_with
+from tests.secret_samples import make
 
 READ, EDIT, WRITE, MULTI = (
     "steadyhand.read",
@@ -17,7 +18,7 @@ READ, EDIT, WRITE, MULTI = (
 )
 
 # Built at run time so the source itself holds no credential-shaped string.
-GITHUB_TOKEN = "ghp_" + "Ab3" * 12
+GITHUB_TOKEN = make("GitHub token")
 
 client = client_with()
 blocking = client_with({"secrets": "block"})

@@ -11,14 +11,16 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
 from tests.conftest import call, call_raw, client_with
+from tests.secret_samples import make
 
 READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
 UNDO, FORK = "steadyhand.undo", "steadyhand.session.fork"
 
-# Built at run time so the source itself holds no credential-shaped string.
-AWS_KEY = "AKIA" + "IOSFODNN7EXAMPLE"
-GITHUB_TOKEN = "ghp_" + "Ab3" * 12
-STRIPE_KEY = "sk_" + "live_" + "4eC39HqLyjWDarjtT1zdp7dc"
+# Made at run time (random bodies of each format's real shape), so the source itself
+# holds no credential-shaped string.
+AWS_KEY = make("AWS access key ID")
+GITHUB_TOKEN = make("GitHub token")
+STRIPE_KEY = make("Stripe secret key")
 
 
 client = client_with()
@@ -87,7 +89,7 @@ async def test_block_mode_refuses_and_leaves_the_file(
         blocking,
         WRITE,
         file_path=str(workspace / "k.pem"),
-        content=("-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----\n"),
+        content=f"{make('private key')}\n-----END RSA PRIVATE KEY-----\n",
     )
     assert created["ok"] is False and created["error"] == "secret_detected"
     assert not (workspace / "k.pem").exists()
