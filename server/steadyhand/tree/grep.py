@@ -73,9 +73,16 @@ def line_starts(text: str) -> list[int]:
     return starts
 
 
+#: What can match in a line alone and fail at the same place in the whole text, where
+#: the line breaks around the line are seen: look-arounds, ``\A`` and ``\Z``.
+_LINE_BOUND = re.compile(r"\(\?<?[=!]|\\[AZ]")
+
+
 def matching_lines(pattern: re.Pattern[str], text: str, query: Query) -> list[int]:
     """0-based numbers of the lines that hold (or, multiline, are touched by) a match."""
     if not query.multiline:
+        if _LINE_BOUND.search(pattern.pattern) is None and pattern.search(text) is None:
+            return []  # no match anywhere, so none in any line (one pass, no split)
         hits = []
         for i, line in enumerate(text.split("\n")):
             if pattern.search(line) is not None:

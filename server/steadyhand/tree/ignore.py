@@ -13,8 +13,9 @@ Every path here is relative to the top of the stack and uses ``/``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pathspec
 
@@ -31,6 +32,9 @@ class IgnoreFile:
 
     base: str
     spec: pathspec.GitIgnoreSpec
+    #: One regex that matches where any of the patterns does: a path it does not match
+    #: gets no verdict from this file, without asking each pattern (None: ask them).
+    quick: re.Pattern[str] | None = field(default=None, compare=False)
 
 
 def parse(text: str, base: str) -> IgnoreFile | None:
@@ -46,7 +50,29 @@ def parse(text: str, base: str) -> IgnoreFile | None:
         if not kept:
             return None
         spec = pathspec.GitIgnoreSpec.from_lines(kept)
-    return IgnoreFile(base.strip("/"), spec)
+    return IgnoreFile(base.strip("/"), spec, _quick(spec))
+
+
+_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
+
+
+def _quick(spec: pathspec.GitIgnoreSpec) -> re.Pattern[str] | None:
+    """The union of the spec's patterns (their groups unnamed, as several patterns name
+    the same group), or None when a pattern is not a plain regex."""
+    sources: list[str] = []
+    for pattern in spec.patterns:
+        if pattern.include is None:
+            continue
+        rx = getattr(pattern, "regex", None)
+        if not isinstance(rx, re.Pattern):
+            return None
+        sources.append(_NAMED_GROUP.sub("(?:", rx.pattern))
+    if not sources:
+        return None
+    try:
+        return re.compile("|".join(f"(?:{s})" for s in sources))
+    except re.error:
+        return None
 
 
 def _compiles(line: str) -> bool:
@@ -82,7 +108,11 @@ class IgnoreStack:
             sub = _under(rel, rules.base)
             if sub is None or not sub:
                 continue
-            verdict = rules.spec.check_file(sub + "/" if is_dir else sub).include
+            if is_dir:
+                sub += "/"
+            if rules.quick is not None and rules.quick.match(sub) is None:
+                continue  # no pattern of this file matches: no verdict from it
+            verdict = rules.spec.check_file(sub).include
             if verdict is not None:
                 return verdict
         return False

@@ -119,3 +119,16 @@ def rules_above(folder: str, workspace: str, environ: dict[str, str] | None = No
         base = "/".join(parts[: i + 1])
         here = os.path.join(here, part)
     return Above(stack, rel + "/", repo is not None, len(stack.files) > before)
+
+
+def rules_for(folder: str, workspace: str, environ: dict[str, str] | None = None) -> Above:
+    """The rules a listing or a search of ``folder`` goes by: :func:`rules_above`, unless
+    those leave out ``folder`` itself (or a folder above it, below their top). A folder
+    named on purpose is looked into even so (``node_modules``, a build folder), as ripgrep
+    searches a path it is given: then only the ignore files from ``folder`` down hold."""
+    above = rules_above(folder, workspace, environ)
+    parts = above.prefix.rstrip("/").split("/") if above.prefix else []
+    for i in range(len(parts)):
+        if above.rules.ignored("/".join(parts[: i + 1]), is_dir=True):
+            return Above(IgnoreStack(), "", False, False)
+    return above

@@ -3,8 +3,9 @@ pattern, by Python otherwise, with the same answers either way.
 
 Both engines see the same files: those a walk of the folder gives (ignore files, deny
 rules, ``.git`` left out, no link followed), regular files up to :data:`MAX_FILE_BYTES`
-and without a NUL byte (binary). Both read lines the same way (:mod:`steadyhand.tree.grep`)
-and the answer is sorted by path, so which engine ran never shows.
+and without a NUL byte (binary), with one link unless the scope allows hard links.
+Both read lines the same way (:mod:`steadyhand.tree.grep`) and the answer is sorted by
+path, so which engine ran never shows.
 """
 
 from __future__ import annotations
@@ -14,14 +15,18 @@ import contextlib
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import sysconfig
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from steadyhand.fs.checked_open import open_checked, open_checked_at, open_folder
 from steadyhand.paths.globs import compile_glob
+from steadyhand.protocol.errors import ToolError
 from steadyhand.text.encoding import sniff_encoding
 from steadyhand.tree.grep import Line, Query, compile_query, matching_lines, portable, with_context
 from steadyhand.tree.ignore import IgnoreStack
@@ -63,11 +68,16 @@ class Scope:
     prefix: str = ""
     skip: Callable[[str, bool], bool] | None = None
     globs: tuple[str, ...] = ()
+    #: Globs of which a file must match one, besides ``globs`` (a language's names).
+    type_globs: tuple[str, ...] = ()
     max_depth: int | None = None
     #: Whether the folder lies in a git repository (ripgrep then reads the ignore files
     #: as git does); outside one, whether ignore files above the folder took part.
     in_repository: bool = False
     from_parents: bool = False
+    #: Whether files with several hard links are searched (another name of such a file
+    #: may lie outside the workspace).
+    hard_links: bool = True
 
     def ripgrep_reads_alike(self) -> bool:
         """Whether ripgrep leaves out the same files as the walk: always in a repository;
@@ -76,19 +86,97 @@ class Scope:
         return self.rules is None or self.in_repository or not self.from_parents
 
 
-def _glob_filter(globs: Iterable[str]) -> Callable[[str], bool] | None:
-    """``rel`` → kept, from globs where ``!glob`` leaves out (ripgrep's ``--glob``)."""
-    inc = [compile_glob(g) for g in globs if not g.startswith("!")]
-    exc = [compile_glob(g[1:]) for g in globs if g.startswith("!")]
-    if not inc and not exc:
+def _glob_filter(
+    globs: Iterable[str], type_globs: Iterable[str] = ()
+) -> Callable[[str], bool] | None:
+    """``rel`` → kept, from globs where ``!glob`` leaves out (ripgrep's ``--glob``, read
+    as path filters: :func:`compile_glob` with ``exact``), and type globs of which one
+    must match as well."""
+    inc = [compile_glob(g, exact=True) for g in globs if not g.startswith("!")]
+    exc = [compile_glob(g[1:], exact=True) for g in globs if g.startswith("!")]
+    kinds = [compile_glob(g, exact=True) for g in type_globs]
+    if not inc and not exc and not kinds:
         return None
 
     def keep(rel: str) -> bool:
-        if any(p.search(rel) for p in exc):
+        if any(p.fullmatch(rel) for p in exc):
             return False
-        return not inc or any(p.search(rel) for p in inc)
+        if kinds and not any(p.fullmatch(rel) for p in kinds):
+            return False
+        return not inc or any(p.fullmatch(rel) for p in inc)
 
     return keep
+
+
+def scope_filter(scope: Scope) -> Callable[[str], bool] | None:
+    """Whether a path (relative to the scope's folder) passes its globs (None: all do)."""
+    return _glob_filter(scope.globs, scope.type_globs)
+
+
+class Folders:
+    """Descriptors of the folders a search reads files in, each opened once through no
+    symbolic link (a few kept at a time), so that each file is opened in its folder."""
+
+    MOST = 32
+
+    def __init__(self) -> None:
+        self._fds: dict[str, int] = {}
+
+    def fd(self, folder: str) -> int | None:
+        fd = self._fds.pop(folder, None)
+        if fd is None:
+            try:
+                fd = open_folder(folder, folder)
+            except (OSError, ToolError):
+                return None
+            if len(self._fds) >= self.MOST:
+                oldest = next(iter(self._fds))
+                os.close(self._fds.pop(oldest))
+        self._fds[folder] = fd  # the most recently used last
+        return fd
+
+    def close(self) -> None:
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
+
+
+def read_file(path: str, *, hard_links: bool, folders: Folders | None = None) -> bytes | None:
+    """The bytes of the regular file at the real path ``path``, opened through no
+    symbolic link and checked once open (:func:`open_checked`, or in its folder opened
+    already: :func:`open_checked_at`), or None when it may not be read (a link, a FIFO
+    put in its place, several hard links unless allowed, over :data:`MAX_FILE_BYTES`)."""
+    try:
+        if folders is None:
+            fd, st = open_checked(path, links_ok=hard_links)
+        else:
+            folder, name = os.path.split(path)
+            dfd = folders.fd(folder)
+            opened = None if dfd is None else open_checked_at(dfd, name, links_ok=hard_links)
+            if opened is None:
+                return None
+            fd, st = opened, os.fstat(opened)
+    except (OSError, ToolError):
+        return None
+    try:
+        if st.st_size > MAX_FILE_BYTES:
+            return None
+        # Read what the size says (and what grew since, up to the bound), never asking
+        # for the bound at once: a buffer that large would be made for every file.
+        chunks: list[bytes] = []
+        total = 0
+        want = st.st_size + 1
+        while total <= MAX_FILE_BYTES:
+            chunk = os.read(fd, max(want - total, 1 << 16))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return b"".join(chunks) if total <= MAX_FILE_BYTES else None
 
 
 def decode_for_search(data: bytes) -> str | None:
@@ -114,7 +202,7 @@ def search_text(text: str, query: Query) -> tuple[list[Line], int]:
 
 def python_search(scope: Scope, query: Query, *, deadline: float | None) -> Found:
     pattern = compile_query(query)
-    keep = _glob_filter(scope.globs)
+    keep = scope_filter(scope)
     w = walk(
         scope.folder,
         rules=scope.rules,
@@ -122,36 +210,39 @@ def python_search(scope: Scope, query: Query, *, deadline: float | None) -> Foun
         skip=scope.skip,
         max_depth=scope.max_depth,
         deadline=deadline,
+        stats=False,  # the size is told by the file opened
     )
     files: list[FileHits] = []
     searched = 0
     collected = 0
     cut: str | None = None
-    for entry in w:
-        if entry.kind != "file" or entry.size > MAX_FILE_BYTES:
-            continue
-        if keep is not None and not keep(entry.rel):
-            continue
-        if deadline is not None and time.monotonic() > deadline:
-            cut = "time"
-            break
-        try:
-            with open(entry.path, "rb") as fh:
-                data = fh.read(MAX_FILE_BYTES + 1)
-        except OSError:
-            continue
-        searched += 1
-        text = decode_for_search(data)
-        if text is None:
-            continue
-        hits = matching_lines(pattern, text, query)
-        if hits:
-            lines = with_context(text, hits, query)
-            files.append(FileHits(entry.rel, entry.path, lines, len(hits)))
-            collected += len(lines)
-            if collected > MAX_COLLECTED_LINES:
-                cut = "results"
+    folders = Folders()
+    try:
+        for entry in w:
+            if entry.kind != "file":
+                continue
+            if keep is not None and not keep(entry.rel):
+                continue
+            if deadline is not None and time.monotonic() > deadline:
+                cut = "time"
                 break
+            data = read_file(entry.path, hard_links=scope.hard_links, folders=folders)
+            if data is None:
+                continue
+            searched += 1
+            text = decode_for_search(data)
+            if text is None:
+                continue
+            hits = matching_lines(pattern, text, query)
+            if hits:
+                lines = with_context(text, hits, query)
+                files.append(FileHits(entry.rel, entry.path, lines, len(hits)))
+                collected += len(lines)
+                if collected > MAX_COLLECTED_LINES:
+                    cut = "results"
+                    break
+    finally:
+        folders.close()
     files.sort(key=lambda f: f.rel)
     return Found(files, "python", cut or w.cut, searched)
 
@@ -181,7 +272,7 @@ def _rg_args(rg: str, scope: Scope, query: Query) -> list[str]:
         args.append("--no-ignore")
     elif not scope.in_repository:
         # Outside a repository: the folder's own ignore files, none above it, no global.
-        args += ["--no-require-git", "--no-ignore-parent", "--no-ignore-global"]
+        args += ["--no-ignore-parent", "--no-ignore-global", "--no-ignore-exclude"]
     args.append("--ignore-case" if query.case_insensitive else "--case-sensitive")
     if query.literal:
         args.append("--fixed-strings")
@@ -197,9 +288,21 @@ def _rg_args(rg: str, scope: Scope, query: Query) -> list[str]:
     return args
 
 
+class RipgrepFailed(OSError):
+    """ripgrep ended without searching (a pattern its engine does not take, say)."""
+
+
+def _multiply_linked(path: str) -> bool:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return True
+    return not stat.S_ISREG(st.st_mode) or st.st_nlink > 1
+
+
 def rg_search(rg: str, scope: Scope, query: Query, *, deadline: float | None) -> Found:
     compile_query(query)  # the same refusal of a bad pattern as the Python engine
-    keep = _glob_filter(scope.globs)
+    keep = scope_filter(scope)
     proc = subprocess.Popen(
         _rg_args(rg, scope, query),
         cwd=scope.folder,
@@ -208,11 +311,26 @@ def rg_search(rg: str, scope: Scope, query: Query, *, deadline: float | None) ->
         stderr=subprocess.DEVNULL,
     )
     assert proc.stdout is not None
+    # ripgrep may run long without a line of output (no match in a large tree): it is
+    # stopped at the deadline, whatever it is doing.
+    timer: threading.Timer | None = None
+    timed_out = threading.Event()
+    if deadline is not None:
+
+        def stop() -> None:
+            timed_out.set()
+            with contextlib.suppress(OSError):
+                proc.kill()
+
+        timer = threading.Timer(max(0.0, deadline - time.monotonic()), stop)
+        timer.daemon = True
+        timer.start()
     files: dict[str, FileHits] = {}
     dropped: set[str] = set()
     collected = 0
     cut: str | None = None
     searched = 0
+    summary = False
     try:
         for raw in proc.stdout:
             if deadline is not None and time.monotonic() > deadline:
@@ -223,14 +341,17 @@ def rg_search(rg: str, scope: Scope, query: Query, *, deadline: float | None) ->
             data = event.get("data", {})
             if kind == "summary":
                 searched = int(data.get("stats", {}).get("searches", 0))
+                summary = True
                 continue
             if kind not in ("begin", "match", "context", "end"):
                 continue
             rel = _text(data["path"]).removeprefix("./").replace(os.sep, "/")
             if kind == "begin":
                 path = os.path.join(scope.folder, rel)
-                if (keep is not None and not keep(rel)) or (
-                    scope.skip is not None and scope.skip(path, False)
+                if (
+                    (keep is not None and not keep(rel))
+                    or (scope.skip is not None and scope.skip(path, False))
+                    or (not scope.hard_links and _multiply_linked(path))
                 ):
                     dropped.add(rel)
                 else:
@@ -256,10 +377,16 @@ def rg_search(rg: str, scope: Scope, query: Query, *, deadline: float | None) ->
                 cut = "results"
                 break
     finally:
+        if timer is not None:
+            timer.cancel()
         if proc.poll() is None:
             proc.kill()
         proc.wait()
         proc.stdout.close()
+    if timed_out.is_set():
+        cut = cut or "time"
+    elif cut is None and not summary and proc.returncode not in (0, 1):
+        raise RipgrepFailed(f"ripgrep ended with status {proc.returncode} without searching")
     out = sorted((f for f in files.values() if f.count), key=lambda f: f.rel)
     for f in out:
         f.lines = _merged(f.lines)
@@ -293,6 +420,6 @@ def search(
         try:
             return rg_search(rg, scope, query, deadline=deadline)
         except OSError:
-            if engine == "ripgrep":
-                raise
+            # Not started, or it ended without searching: the Python engine answers.
+            pass
     return python_search(scope, query, deadline=deadline)

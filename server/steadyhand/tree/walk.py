@@ -38,8 +38,8 @@ class Entry:
     rel: str  # relative to the folder walked, "/"-separated
     path: str  # absolute
     kind: str  # "file", "dir", "link" or "other"
-    size: int
-    mtime_ns: int
+    size: int  # 0 when the walk does not ``stat`` its entries
+    mtime_ns: int  # 0 when the walk does not ``stat`` its entries
     depth: int  # 1 for an entry of the folder walked
 
 
@@ -92,6 +92,9 @@ class Walk:
     max_depth: int | None = None
     deadline: float | None = None
     max_scanned: int = MAX_SCANNED
+    #: Whether each entry's size and modification time are wanted (one ``lstat`` each);
+    #: without, the kind comes from the folder listing itself where the system gives it.
+    stats: bool = True
     cut: str | None = None
     scanned: int = 0
 
@@ -137,11 +140,16 @@ class Walk:
             ):
                 self.cut = "time"
                 return
+            size = mtime = 0
             try:
-                st = item.stat(follow_symlinks=False)
+                if self.stats:
+                    st = item.stat(follow_symlinks=False)
+                    kind = kind_of(st.st_mode)
+                    size, mtime = st.st_size, st.st_mtime_ns
+                else:
+                    kind = _kind_of_entry(item)
             except OSError:
                 continue
-            kind = kind_of(st.st_mode)
             is_dir = kind == "dir"
             if is_dir and item.name in NEVER_ENTERED:
                 continue
@@ -150,8 +158,62 @@ class Walk:
                 continue
             if self.skip is not None and self.skip(item.path, is_dir):
                 continue
-            entry = Entry(child, item.path, kind, st.st_size, st.st_mtime_ns, depth + 1)
+            entry = Entry(child, item.path, kind, size, mtime, depth + 1)
             yield entry, rules
+
+
+def descend(
+    root: str, rel_dir: str, rules: IgnoreStack | None, prefix: str = ""
+) -> tuple[bool, IgnoreStack | None]:
+    """Whether a walk of ``root`` (with ``rules`` and ``prefix`` as :func:`walk` takes
+    them) would enter the folder ``rel_dir`` below it (no folder on the way, itself
+    included, is ``.git`` or ignored), and the rules that hold above that folder, as
+    :func:`walk` takes them to walk it. The deny rules are not asked (the caller does)."""
+    parts = rel_dir.split("/")
+    if any(part in NEVER_ENTERED for part in parts):
+        return False, None
+    if rules is None:
+        return True, None
+    stack = rules.with_files(folder_rules(root, prefix.rstrip("/")))
+    here = root
+    for i, part in enumerate(parts):
+        sub = "/".join(parts[: i + 1])
+        if stack.ignored(prefix + sub, is_dir=True):
+            return False, None
+        if i < len(parts) - 1:
+            here = os.path.join(here, part)
+            stack = stack.with_files(folder_rules(here, prefix + sub))
+    return True, stack
+
+
+def ignored_within(root: str, rel: str, rules: IgnoreStack | None, prefix: str = "") -> bool:
+    """Whether a walk of ``root`` would leave out the file ``rel`` below it: a folder on
+    the way is ``.git`` or ignored, or the file is. The deny rules are not asked."""
+    parent, _, _ = rel.rpartition("/")
+    if parent:
+        enters, stack = descend(root, parent, rules, prefix)
+        if not enters:
+            return True
+        if stack is None:
+            return False
+        stack = stack.with_files(folder_rules(os.path.join(root, parent), prefix + parent))
+    else:
+        if rules is None:
+            return False
+        stack = rules.with_files(folder_rules(root, prefix.rstrip("/")))
+    return stack.ignored(prefix + rel, is_dir=False)
+
+
+def _kind_of_entry(item: os.DirEntry[str]) -> str:
+    """An entry's kind from the folder listing (no system call where the file system
+    gives the type there)."""
+    if item.is_symlink():
+        return "link"
+    if item.is_dir(follow_symlinks=False):
+        return "dir"
+    if item.is_file(follow_symlinks=False):
+        return "file"
+    return "other"
 
 
 def walk(
@@ -163,11 +225,13 @@ def walk(
     max_depth: int | None = None,
     deadline: float | None = None,
     max_scanned: int = MAX_SCANNED,
+    stats: bool = True,
 ) -> Walk:
     """A walk of the folder ``root``. ``rules`` are the ignore files that hold above it
     (an empty stack for none; None to include ignored paths), ``prefix`` its path below
-    their top (``"sub/"``), ``skip`` leaves out more (deny rules)."""
-    return Walk(root, rules, prefix, skip, max_depth, deadline, max_scanned)
+    their top (``"sub/"``), ``skip`` leaves out more (deny rules); without ``stats`` the
+    entries' sizes and times are 0."""
+    return Walk(root, rules, prefix, skip, max_depth, deadline, max_scanned, stats)
 
 
 def count_lines(path: str, limit: int = 64 << 20) -> int | None:
