@@ -78,7 +78,7 @@ def literal_folder(pattern: str) -> str | None:
     pat = pattern
     while pat.startswith("./"):
         pat = pat[2:]
-    pat = pat.lstrip("/")
+    pat = pat.strip("/")
     parts = pat.split("/")
     lead: list[str] = []
     for part in parts[:-1]:

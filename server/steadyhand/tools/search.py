@@ -46,7 +46,6 @@ class Hits:
 class Outcome:
     files: list[Hits] = field(default_factory=list)
     engines: set[str] = field(default_factory=set)
-    searched: int = 0
     #: Why the search itself stopped early: "time", "results" or "entries".
     stopped: str | None = None
 
@@ -146,7 +145,6 @@ def _search_disk(scopes: list[engine.Scope], query: Query, deadline: float, mode
             break
         found = engine.search(scope, query, deadline=deadline, engine=mode)
         out.engines.add(found.engine)
-        out.searched += found.searched
         out.files.extend(Hits(f.path, f.lines, f.count) for f in found.files)
         if found.cut is not None:
             out.stopped = found.cut
@@ -178,8 +176,6 @@ def _search_buffers(
             continue
         lines, count = engine.search_text(snap.raw, query)
         at = by_path.get(path)
-        if at is None:
-            out.searched += 1
         if count:
             hits = Hits(path, lines, count)
             if at is None:
@@ -201,7 +197,7 @@ def _place_index(path: str, order: dict[str, int]) -> int:
 
 def _search_file(ctx: ToolContext, path: str, query: Query) -> Outcome:
     """One file, named as ``path``: its buffer when the editor has it open."""
-    out = Outcome(searched=1)
+    out = Outcome()
     snap = ctx.world.current(path)
     if snap is not None:
         text: str | None = snap.raw
@@ -336,7 +332,7 @@ def _answer(
     what = f"{p.pattern!r}" + (" (literal)" if p.literal else "")
     stopped = out.stopped
     if total_files == 0:
-        head = f"No matches for {what} in {where}{narrowed}; {out.searched:,} files searched."
+        head = f"No matches for {what} in {where}{narrowed}."
         if stopped is None and not p.include_ignored and file is None:
             head += " Ignored files were not searched (include_ignored: true searches them)."
     else:
@@ -379,7 +375,6 @@ def _answer(
     fields.update(
         total_files=total_files,
         total_matches=total_matches,
-        searched=out.searched,
         engine="+".join(sorted(out.engines)) or "none",
     )
     if file is not None:
