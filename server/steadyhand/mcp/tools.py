@@ -429,7 +429,7 @@ _TREE_TOOLS: tuple[McpTool, ...] = (
             ),
             "counts": _p(_ARRAY, "output_mode count: {path, count} per file."),
             "total_files": _p(_INT, "Files that match."),
-            "total_matches": _p(_INT, "Matching lines."),
+            "total_matches": _p(_INT, "Matching lines (content and count modes)."),
             "engine": _p(_STR, "What searched the files on disk: ripgrep or python."),
             "truncated": _p(_BOOL, "Whether something was left out (see cut)."),
             "cut": _p(_STR, "Why: limit, bytes, time, results or entries."),

@@ -62,6 +62,9 @@ class Collected:
     whole: bool = True
     #: Why the walk stopped early: "time" or "entries".
     stopped: str | None = None
+    #: Whether the limit left entries out (what stopped the listing, whatever happened
+    #: to the counting after it).
+    limited: bool = False
 
 
 def _kind_wanted(kind: str, wanted: str) -> bool:
@@ -121,8 +124,10 @@ class _Lister:
         if folder is not None:
             # Only what lies under the pattern's own folder can match: walk that alone.
             sub = os.path.join(place.folder, folder)
+            if not _plain_folder(sub) or (self.skip is not None and self.skip(sub, True)):
+                return
             enters, above = descend(place.folder, folder, rules.rules, rules.prefix)
-            if not enters or not _plain_folder(sub) or (self.skip and self.skip(sub, True)):
+            if not enters:
                 return
             start, lead = sub, folder + "/"
             rules = ts.Rules(above, rules.prefix + lead if above is not None else "")
@@ -154,9 +159,11 @@ class _Lister:
 
 
 def _plain_folder(path: str) -> bool:
+    """Whether ``path`` (below a real folder) is a folder reached through no symbolic
+    link: neither it nor a folder on the way is one."""
     try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
-    except OSError:
+        return stat.S_ISDIR(os.lstat(path).st_mode) and os.path.realpath(path) == path
+    except (OSError, ValueError):
         return False
 
 
@@ -181,6 +188,7 @@ def _by_name(lister: _Lister, places: list[ts.Place], limit: int) -> Collected:
         out.whole = out.stopped is None
         return out
     # Past the limit: count what else would be listed, for a moment.
+    out.limited = True
     lister.deadline = min(lister.deadline, time.monotonic() + COUNT_SECONDS)
     for w in lister.walks:
         w.deadline = lister.deadline
@@ -206,6 +214,7 @@ def _by_modified(lister: _Lister, places: list[ts.Place], limit: int) -> Collect
     ranked = sorted(heap, key=lambda k: (-k[0], -k[1]))
     out.items = [k[2] for k in ranked]
     out.more = seen - len(out.items)
+    out.limited = out.more > 0
     out.stopped = lister.stopped()
     out.whole = out.stopped is None
     return out
@@ -381,9 +390,11 @@ def _answer(
         fields["entries_more"] = left
     if got.whole:
         fields["total"] = total
-    cut = "bytes" if by_bytes else "limit" if left and got.whole else got.stopped
     if left or not got.whole:
-        fields["cut"] = cut or "limit"
+        # Newest first, a walk out of time may have missed newer entries: that is said
+        # first; by name, the limit is what stopped the listing.
+        cut = got.stopped if p.sort == "modified" else None
+        fields["cut"] = "bytes" if by_bytes else cut or ("limit" if got.limited else got.stopped)
     if asked:
         fields["path"] = places[0].folder
     else:

@@ -55,7 +55,9 @@ def _query(p: SearchParams) -> Query:
     after = p.after if p.after is not None else (p.context or 0)
     if p.output_mode != "content":
         before = after = 0
-    return Query(p.pattern, p.literal, p.case_insensitive, p.multiline, before, after)
+    # Which files match is told by their first matching line.
+    first = 1 if p.output_mode == "files" else None
+    return Query(p.pattern, p.literal, p.case_insensitive, p.multiline, before, after, first)
 
 
 def _compiled(query: Query) -> re.Pattern[str]:
@@ -372,9 +374,10 @@ def _answer(
     message = head + ("\n" + "\n".join(body) if body else "")
     if notes:
         message += "\n" + " ".join(notes)
+    if mode != "files":
+        fields["total_matches"] = total_matches
     fields.update(
         total_files=total_files,
-        total_matches=total_matches,
         engine="+".join(sorted(out.engines)) or "none",
     )
     if file is not None:

@@ -31,6 +31,9 @@ class Query:
     multiline: bool = False
     before: int = 0
     after: int = 0
+    #: The most matching lines taken from one file (None: all), as ripgrep's
+    #: ``--max-count``: enough to know which files match.
+    max_count: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +82,13 @@ _LINE_BOUND = re.compile(r"\(\?<?[=!]|\\[AZ]")
 
 
 def matching_lines(pattern: re.Pattern[str], text: str, query: Query) -> list[int]:
-    """0-based numbers of the lines that hold (or, multiline, are touched by) a match."""
+    """0-based numbers of the lines that hold (or, multiline, are touched by) a match,
+    the first ``query.max_count`` of them."""
+    hits = _matching_lines(pattern, text, query)
+    return hits if query.max_count is None else hits[: query.max_count]
+
+
+def _matching_lines(pattern: re.Pattern[str], text: str, query: Query) -> list[int]:
     if not query.multiline:
         if _LINE_BOUND.search(pattern.pattern) is None and pattern.search(text) is None:
             return []  # no match anywhere, so none in any line (one pass, no split)

@@ -282,6 +282,8 @@ def _rg_args(rg: str, scope: Scope, query: Query) -> list[str]:
         args += ["--before-context", str(query.before)]
     if query.after:
         args += ["--after-context", str(query.after)]
+    if query.max_count is not None:
+        args += ["--max-count", str(query.max_count)]
     if scope.max_depth is not None:
         args += ["--max-depth", str(scope.max_depth)]
     args += ["--regexp", query.pattern, "--", "."]

@@ -340,3 +340,15 @@ async def test_the_listing_leaves_out_what_git_check_ignore_does(
     for rel in rels:
         hidden = any(rel == p or rel.startswith(p + "/") for p in ignored)
         assert (f"repo/{rel}" in listed) == (not hidden), (rel, sorted(ignored))
+
+
+async def test_a_pattern_through_a_link_out_finds_nothing(
+    lister: LanguageClient, workspace: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    (outside / "sub").mkdir(parents=True)
+    (outside / "sub" / "private.txt").write_text("secret\n")
+    (workspace / "out").symlink_to(outside)
+    for pattern in ("out/sub/*.txt", "out/**", "**/private.txt", str(workspace / "out/sub/*")):
+        found = await call(lister, LIST, pattern=pattern, include_ignored=True)
+        assert found["entries"] == [], (pattern, found)
