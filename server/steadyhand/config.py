@@ -107,7 +107,8 @@ class Settings:
     #: Notebooks, images and PDFs larger than this are refused with ``too_large``.
     max_document_bytes: int = 64 * 1024 * 1024
     #: What ``search`` runs: ripgrep where it answers as the Python engine would
-    #: ("auto"), ripgrep whenever it is installed ("ripgrep"), or Python ("python").
+    #: ("auto"), Python ("python"), or, to compare the two, ripgrep whenever it is
+    #: installed and can read the pattern ("ripgrep").
     search_engine: SearchEngine = "auto"
 
     def updated(self, raw: dict[str, Any] | None) -> Settings:
