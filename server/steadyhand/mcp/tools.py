@@ -308,6 +308,220 @@ _TOOLS: tuple[McpTool, ...] = (
     ),
 )
 
+_ARRAY = {"type": "array"}
+_PATH = _p(
+    _STR,
+    "A folder (or file) of the workspace, absolute or relative to the first root. Leave it "
+    "out for every workspace root.",
+)
+_LIMIT = _p(_INT, "The most entries (or lines) to answer (default 200, at most 5000).", minimum=1)
+_INCLUDE_IGNORED = _p(
+    _BOOL, "Also what .gitignore, .ignore and git's global excludes leave out (default false)."
+)
+
+#: Tools that look at the workspace beyond one file: listing, searching, describing, and
+#: making folders; and reading several files at once.
+_TREE_TOOLS: tuple[McpTool, ...] = (
+    McpTool(
+        "list_files",
+        names.LIST,
+        "List files and folders",
+        "Lists the files and folders of the workspace: a folder's entries, a directory tree, "
+        "the files whose path matches a glob, or the most recently changed files. Without "
+        "path it lists every workspace root (the `roots` field names them: the folders you "
+        "may work in). pattern is a glob: `**/*.py`, `src/**/*.{ts,tsx}`; one without `/` "
+        "matches names at any depth. depth limits how deep it goes (1: the folder's own "
+        "entries); with depth and no pattern the message is an indented tree, a good "
+        "overview at depth 2 or 3. sort `modified` lists the newest first. type: `files`, "
+        "`folders` or `all` (default: files with a pattern, else all). sizes adds byte sizes "
+        "and modification times, line_counts the lines of each text file. It follows "
+        ".gitignore, .ignore and git's global excludes (include_ignored lists those entries "
+        "too), never lists denied paths or inside .git, and never follows symbolic links. "
+        "Paths are relative to the first workspace root: pass them to read_file as they "
+        "are. At most `limit` entries (default 200); the answer says how many more there "
+        "are. Errors: not_found (the message suggests close names), invalid_pattern, "
+        "outside_workspace and denied (do not retry).",
+        {
+            "path": _PATH,
+            "pattern": _p(_STR, "A glob the paths must match: **/*.py, src/*.md, *.{js,ts}."),
+            "depth": _p(_INT, "How many folder levels to go down (1: just the folder).", minimum=1),
+            "type": _p(
+                _STR, "Which entries: files, folders or all.", enum=["files", "folders", "all"]
+            ),
+            "sort": _p(
+                _STR,
+                "name (tree order, default) or modified (newest first).",
+                enum=["name", "modified"],
+            ),
+            "limit": _LIMIT,
+            "sizes": _p(_BOOL, "Give each file's size in bytes and when it last changed."),
+            "line_counts": _p(_BOOL, "Give each text file's number of lines."),
+            "include_ignored": _INCLUDE_IGNORED,
+            "session": _SESSION,
+        },
+        (),
+        (True, False, True),
+        {
+            "entries": _p(
+                _ARRAY,
+                "The entries: {path, type (file, dir, link, other), size?, lines?, modified?}.",
+            ),
+            "entries_more": _p(_INT, "Entries found past the limit, not listed."),
+            "total": _p(
+                _INT, "All the entries that match (only when the whole folder was looked at)."
+            ),
+            "cut": _p(_STR, "Why entries were left out: limit, bytes, time or entries."),
+            "roots": _p(_ARRAY, "The workspace roots (when no path was given)."),
+        },
+    ),
+    McpTool(
+        "grep",
+        names.SEARCH,
+        "Search file contents",
+        "Searches the contents of files for a regular expression (Python syntax, run by "
+        "ripgrep where it is installed), or for the text as written with literal: true. It "
+        "follows .gitignore as ripgrep does and skips binary files and .git. Files open in "
+        "the user's editor are searched as the editor holds them, unsaved changes included. "
+        "output_mode: `files` (default: the paths of the files that match), `content` (the "
+        "matching lines as `path:line:text`; with context, before or after, the lines around "
+        "them as `path-line-text` and `--` between groups), or `count` (matching lines per "
+        "file). Narrow it with path (a folder or one file), glob (`*.py`, `src/**/*.ts`, "
+        "`!*.min.js` to leave files out) or type (py, js, ts, go, rust, java, c, cpp, md, "
+        "json, yaml, sh, ...). multiline: true lets a match span lines. At most `limit` "
+        "files or lines (default 200); a search runs at most 10 seconds, and the answer says "
+        "what was left out. A search is not a read: read a file before you edit it. "
+        "Errors: invalid_pattern (fix the regular expression, or pass literal: true), "
+        "not_found, outside_workspace and denied (do not retry).",
+        {
+            "pattern": _p(_STR, "The regular expression (or the text, with literal).", minLength=1),
+            "path": _PATH,
+            "glob": _p(_STR, "Only files whose path matches: *.py, src/**/*.ts, !*.min.js."),
+            "type": _p(_STR, "Only files of this type: py, js, ts, go, rust, java, md, json..."),
+            "literal": _p(_BOOL, "Search for the pattern as plain text, not a regular expression."),
+            "case_insensitive": _p(_BOOL, "Ignore case."),
+            "multiline": _p(_BOOL, "Let a match span several lines."),
+            "output_mode": _p(
+                _STR,
+                "files (default), content or count.",
+                enum=["files", "content", "count", "files_with_matches"],
+            ),
+            "context": _p(
+                _INT,
+                "Lines of context before and after each match (content).",
+                minimum=0,
+                maximum=100,
+            ),
+            "before": _p(
+                _INT, "Lines of context before each match (content).", minimum=0, maximum=100
+            ),
+            "after": _p(
+                _INT, "Lines of context after each match (content).", minimum=0, maximum=100
+            ),
+            "limit": _LIMIT,
+            "include_ignored": _INCLUDE_IGNORED,
+            "session": _SESSION,
+        },
+        ("pattern",),
+        (True, False, True),
+        {
+            "files": _p(_ARRAY, "output_mode files: the paths of the files that match."),
+            "matches": _p(
+                _ARRAY, "output_mode content: the matching lines shown, {path, line, text}."
+            ),
+            "counts": _p(_ARRAY, "output_mode count: {path, count} per file."),
+            "total_files": _p(_INT, "Files that match."),
+            "total_matches": _p(_INT, "Matching lines (content and count modes)."),
+            "engine": _p(_STR, "What searched the files on disk: ripgrep or python."),
+            "truncated": _p(_BOOL, "Whether something was left out (see cut)."),
+            "cut": _p(_STR, "Why: limit, bytes, time, results or entries."),
+        },
+    ),
+    McpTool(
+        "get_file_info",
+        names.INFO,
+        "Get file info",
+        "Describes a file or folder without reading its content into the conversation. A "
+        "file: its kind (text, binary, image, pdf, notebook), size in bytes, number of "
+        "lines, encoding, line endings, when it last changed, and whether it is open in the "
+        "user's editor and has unsaved changes there (the lines are then counted in the "
+        "editor's text). A folder: its number of entries. It does not count as a read: read "
+        "the file before editing it. Errors: not_found, outside_workspace and denied (do not "
+        "retry).",
+        {
+            "file_path": _p(
+                _STR,
+                "Absolute path of the file or folder (relative to the workspace root also works).",
+            )
+        },
+        ("file_path",),
+        (True, False, True),
+        {
+            "type": _p(_STR, "file or dir."),
+            "kind": _p(_STR, "text, binary, image, pdf or notebook."),
+            "size": _INT,
+            "lines": _INT,
+            "encoding": _STR,
+            "line_ending": _STR,
+            "modified": _p(_STR, "When it last changed (UTC, ISO 8601)."),
+            "open": _p(_BOOL, "Whether the editor has it open."),
+            "unsaved": _p(_BOOL, "Whether the editor's text differs from the disk."),
+            "entries": _p(_INT, "A folder's number of entries."),
+        },
+        own_session=False,
+    ),
+    McpTool(
+        "create_directory",
+        names.CREATE_DIRECTORY,
+        "Create folder",
+        "Creates a folder and any missing folders above it (as `mkdir -p`). A folder that "
+        "already exists is fine: nothing changes. write_file creates missing folders by "
+        "itself, so this is for a folder meant to stay empty for now. Errors: invalid_path "
+        "(a file is in the way: pick another name), protected (such as inside .git), "
+        "read_only, outside_workspace and denied (do not retry), io_error.",
+        {
+            "path": _p(_STR, "The folder to create, absolute or relative to the workspace root."),
+            "session": _SESSION,
+        },
+        ("path",),
+        (False, False, True),
+        {
+            "created": _p(_ARRAY, "The folders made, the outermost first."),
+            "existed": _p(_BOOL, "Whether the folder was already there."),
+        },
+    ),
+    McpTool(
+        "read_multiple_files",
+        names.READ,
+        "Read several files",
+        "Reads several files in one call (at most 20), each as read_file reads it, so each "
+        "counts as read for editing. The message shows each file under a `==> path <==` "
+        "line; `files` holds each file's own result, with its own ok and error (a missing "
+        "file does not stop the others). offset and limit apply to every file. One answer "
+        "holds at most as much text as one read_file: a file that does not fit is not read "
+        "and says so; read it with read_file.",
+        {
+            "file_paths": {
+                "type": "array",
+                "items": _STR,
+                "minItems": 1,
+                "maxItems": 20,
+                "description": "The files to read, absolute or relative to the workspace root.",
+            },
+            "offset": _p(_INT, "First line to read in each file, 1-based.", minimum=0),
+            "limit": _p(_INT, "Number of lines to read in each file.", minimum=1),
+            "session": _SESSION,
+        },
+        ("file_paths",),
+        (True, False, True),
+        {
+            "files": _p(_ARRAY, "Each file's result: {ok, path, error?, message?, ...}."),
+            "images": _p(_ARRAY, "Images read (also given as image content)."),
+        },
+    ),
+)
+
+_TOOLS = _TOOLS + _TREE_TOOLS
+
 TOOLS: dict[str, McpTool] = {t.name: t for t in _TOOLS}
 
 _ERRORS = sorted([str(c) for c in ErrorCode] + [INVALID_PARAMS, NOT_ATTACHED])

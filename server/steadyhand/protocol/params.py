@@ -30,9 +30,14 @@ class ParamsError(ValueError):
         self.field_name = field_name
 
 
+#: Files one read of several answers, at most.
+MAX_READ_FILES = 20
+
+
 @dataclass(frozen=True, slots=True)
 class ReadParams:
-    file_path: str
+    #: The file to read (required unless ``file_paths`` is given).
+    file_path: str = ""
     offset: int | None = None
     limit: int | None = None
     session: str = DEFAULT_SESSION
@@ -40,6 +45,117 @@ class ReadParams:
     pages: str | None = None
     #: Notebooks: deliver image outputs (base64, downscaled) instead of summarizing them.
     include_images: bool = False
+    #: Several files to read in one call, each as ``file_path`` would be.
+    file_paths: list[str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.file_paths is None and not self.file_path:
+            raise ParamsError(
+                "Missing required parameter `file_path` (a string), or `file_paths` (a list "
+                "of paths, to read several files at once).",
+                "file_path",
+            )
+        if self.file_paths is not None and self.file_path:
+            raise ParamsError(
+                "Pass `file_path` (one file) or `file_paths` (several), not both.", "file_paths"
+            )
+
+
+#: Kinds of entries ``list`` answers: ``type`` names one of these.
+LIST_TYPES = ("files", "folders", "all")
+LIST_SORTS = ("name", "modified")
+SEARCH_MODES = ("files", "content", "count")
+#: The most entries, files or lines one ``list`` or ``search`` answers.
+MAX_LIST_LIMIT = 5000
+
+
+def _one_of(name: str, value: str | None, allowed: tuple[str, ...]) -> None:
+    if value is not None and value not in allowed:
+        shown = ", ".join(f'"{a}"' for a in allowed)
+        raise ParamsError(f"`{name}` must be one of {shown}.", name)
+
+
+@dataclass(frozen=True, slots=True)
+class ListParams:
+    #: The folder to list (or one file); default: every workspace root.
+    path: str | None = None
+    #: A glob the listed paths must match (relative to ``path``): ``**/*.py``.
+    pattern: str | None = None
+    #: How deep to go (1: the folder's own entries); default: all the way down.
+    depth: int | None = None
+    #: "files", "folders" or "all" (default: "files" with a pattern, else "all").
+    type: str | None = None
+    #: "name" (tree order) or "modified" (newest first).
+    sort: str = "name"
+    limit: int | None = None
+    #: Each file's size in bytes (and when it last changed).
+    sizes: bool = False
+    #: Each text file's number of lines.
+    line_counts: bool = False
+    #: List what ``.gitignore``, ``.ignore`` and the global excludes leave out as well.
+    include_ignored: bool = False
+    session: str = DEFAULT_SESSION
+
+    ALIASES: ClassVar[dict[str, str]] = {"file_path": "path", "glob": "pattern"}
+
+    def __post_init__(self) -> None:
+        _one_of("type", self.type, LIST_TYPES)
+        _one_of("sort", self.sort, LIST_SORTS)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchParams:
+    #: A regular expression (Python's syntax), or the text itself with ``literal``.
+    pattern: str
+    #: The folder (or file) to search; default: every workspace root.
+    path: str | None = None
+    #: Only files whose path matches this glob (``*.py``, ``src/**/*.ts``, ``!*.min.js``).
+    glob: str | None = None
+    #: Only files of this type: ``py``, ``js``, ``ts``, ``go``, ``rust``...
+    type: str | None = None
+    literal: bool = False
+    case_insensitive: bool = False
+    #: Let a match span lines (``.`` does not match a line break either way).
+    multiline: bool = False
+    #: "files" (the files that match), "content" (the matching lines) or "count".
+    output_mode: str = "files"
+    #: Lines of context around each match (``before`` and ``after`` at once).
+    context: int | None = None
+    before: int | None = None
+    after: int | None = None
+    limit: int | None = None
+    include_ignored: bool = False
+    session: str = DEFAULT_SESSION
+
+    #: Grep's spellings.
+    ALIASES: ClassVar[dict[str, str]] = {
+        "file_path": "path",
+        "head_limit": "limit",
+        "-i": "case_insensitive",
+        "-A": "after",
+        "-B": "before",
+        "-C": "context",
+    }
+
+    def __post_init__(self) -> None:
+        if self.output_mode == "files_with_matches":  # Grep's name for it
+            object.__setattr__(self, "output_mode", "files")
+        _one_of("output_mode", self.output_mode, SEARCH_MODES)
+
+
+@dataclass(frozen=True, slots=True)
+class InfoParams:
+    file_path: str
+
+    ALIASES: ClassVar[dict[str, str]] = {"path": "file_path"}
+
+
+@dataclass(frozen=True, slots=True)
+class CreateDirectoryParams:
+    path: str
+    session: str = DEFAULT_SESSION
+
+    ALIASES: ClassVar[dict[str, str]] = {"file_path": "path"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +384,16 @@ _VALUE_RULES: dict[str, tuple[typing.Callable[[Any], bool], str]] = {
         '"replace", "insert" or "delete"',
     ),
     "cell_type": (lambda v: v in ("code", "markdown", "raw"), '"code", "markdown" or "raw"'),
+    "file_paths": (
+        lambda v: 1 <= len(v) <= MAX_READ_FILES,
+        f"a list of 1 to {MAX_READ_FILES} paths (read more in further calls)",
+    ),
+    "depth": (lambda v: v >= 1, "a positive depth (1: the folder's own entries)"),
+    "pattern": (lambda v: 0 < len(v) <= 10_000, "a non-empty pattern of at most 10,000 characters"),
+    "glob": (lambda v: 0 < len(v) <= 4096, "a non-empty glob such as *.py or src/**/*.ts"),
+    "context": (lambda v: 0 <= v <= 100, "a number of lines from 0 to 100"),
+    "before": (lambda v: 0 <= v <= 100, "a number of lines from 0 to 100"),
+    "after": (lambda v: 0 <= v <= 100, "a number of lines from 0 to 100"),
 }
 
 P = TypeVar("P")
@@ -448,16 +574,20 @@ __all__ = [
     "ChangesParams",
     "CheckpointParams",
     "CloseParams",
+    "CreateDirectoryParams",
     "EditItem",
     "EditParams",
     "ForkParams",
     "HistoryParams",
+    "InfoParams",
+    "ListParams",
     "MultiEditParams",
     "NotebookEditParams",
     "ParamsError",
     "PingParams",
     "ReadParams",
     "RewindParams",
+    "SearchParams",
     "UndoParams",
     "WriteParams",
     "field",

@@ -22,14 +22,18 @@ from steadyhand.protocol.params import (
     ChangesParams,
     CheckpointParams,
     CloseParams,
+    CreateDirectoryParams,
     EditParams,
     ForkParams,
     HistoryParams,
+    InfoParams,
+    ListParams,
     MultiEditParams,
     NotebookEditParams,
     PingParams,
     ReadParams,
     RewindParams,
+    SearchParams,
     UndoParams,
     WriteParams,
     parse_arguments,
@@ -38,10 +42,14 @@ from steadyhand.protocol.params import (
 from steadyhand.protocol.results import Result, failure
 from steadyhand.tools import changes as changes_tools
 from steadyhand.tools import checkpoint as checkpoint_tools
+from steadyhand.tools import create_directory as mkdir_tool
 from steadyhand.tools import edit as edit_tool
+from steadyhand.tools import info as info_tool
+from steadyhand.tools import listing as list_tool
 from steadyhand.tools import multi_edit as multi_edit_tool
 from steadyhand.tools import notebook_edit as notebook_tool
-from steadyhand.tools import read as read_tool
+from steadyhand.tools import read_many as read_tool
+from steadyhand.tools import search as search_tool
 from steadyhand.tools import sessions as session_tools
 from steadyhand.tools import undo as undo_tools
 from steadyhand.tools import write as write_tool
@@ -65,7 +73,7 @@ class Command:
 COMMANDS: dict[str, Command] = {
     c.name: c
     for c in (
-        Command(names.READ, ReadParams, read_tool.read),
+        Command(names.READ, ReadParams, read_tool.read_files),
         Command(names.EDIT, EditParams, edit_tool.edit),
         Command(names.WRITE, WriteParams, write_tool.write),
         Command(names.MULTI_EDIT, MultiEditParams, multi_edit_tool.multi_edit),
@@ -78,6 +86,10 @@ COMMANDS: dict[str, Command] = {
         Command(names.REWIND, RewindParams, checkpoint_tools.rewind),
         Command(names.CHANGES, ChangesParams, changes_tools.changes),
         Command(names.CHANGE, ChangeParams, changes_tools.change),
+        Command(names.LIST, ListParams, list_tool.list_entries, watch=False),
+        Command(names.SEARCH, SearchParams, search_tool.search, watch=False),
+        Command(names.INFO, InfoParams, info_tool.info, watch=False),
+        Command(names.CREATE_DIRECTORY, CreateDirectoryParams, mkdir_tool.create_directory),
         Command(names.PING, PingParams, lambda ctx, p: ctx.status(), watch=False),
     )
 }
@@ -99,7 +111,7 @@ async def run(ctx: ToolContext, command: Command, params: Any) -> Result:
         if command.watch and result.get("ok") and ctx.on_success is not None:
             ctx.on_success()
     except ToolError as err:
-        path = getattr(params, "file_path", None)
+        path = getattr(params, "file_path", None) or getattr(params, "path", None)
         result = failure(err, path if isinstance(path, str) else None)
     except Exception as exc:  # a bug must still answer, never crash the server
         log.exception("command failed")

@@ -28,6 +28,11 @@ TOOLS = {
     "undo",
     "checkpoint",
     "rewind",
+    "list_files",
+    "grep",
+    "get_file_info",
+    "create_directory",
+    "read_multiple_files",
 }
 
 
