@@ -32,6 +32,10 @@ export const SERVER_COMMANDS: readonly string[] = [
   'steadyhand.rewind',
   'steadyhand.changes',
   'steadyhand.change',
+  'steadyhand.list',
+  'steadyhand.search',
+  'steadyhand.info',
+  'steadyhand.createDirectory',
 ];
 
 /**
