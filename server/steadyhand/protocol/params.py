@@ -37,7 +37,7 @@ MAX_READ_FILES = 20
 @dataclass(frozen=True, slots=True)
 class ReadParams:
     #: The file to read (required unless ``file_paths`` is given).
-    file_path: str = ""
+    file_path: str | None = None
     offset: int | None = None
     limit: int | None = None
     session: str = DEFAULT_SESSION
@@ -49,13 +49,13 @@ class ReadParams:
     file_paths: list[str] | None = None
 
     def __post_init__(self) -> None:
-        if self.file_paths is None and not self.file_path:
+        if self.file_paths is None and self.file_path is None:
             raise ParamsError(
-                "Missing required parameter `file_path` (a string), or `file_paths` (a list "
-                "of paths, to read several files at once).",
+                "Missing required parameter: `file_path` must be a string (the file to read), "
+                "or `file_paths` a list of paths (to read several files at once).",
                 "file_path",
             )
-        if self.file_paths is not None and self.file_path:
+        if self.file_paths is not None and self.file_path is not None:
             raise ParamsError(
                 "Pass `file_path` (one file) or `file_paths` (several), not both.", "file_paths"
             )

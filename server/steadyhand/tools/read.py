@@ -40,6 +40,7 @@ async def read(ctx: ToolContext, p: ReadParams) -> Result:
 
 
 async def _read(ctx: ToolContext, p: ReadParams) -> Result:
+    assert p.file_path is not None  # a read of several files goes to read_many
     rp = ctx.resolve(p.file_path)
     resolved = identity(rp.stat)
     if not rp.exists and ctx.world.current(rp.path) is None:
