@@ -329,20 +329,10 @@ async def delete_via(
     )
 
 
-def unwrap(world: World) -> World:
-    """The innermost world under any wrappers (``inner`` attributes)."""
-    while True:
-        inner = getattr(world, "inner", None)
-        if inner is None:
-            return world
-        world = inner
-
-
 __all__ = [
     "MUST_KEEP",
     "HistoryWorld",
     "configure",
     "delete_via",
     "encoding_from_label",
-    "unwrap",
 ]
