@@ -14,7 +14,7 @@ Two things in pygls 2.1's stock protocol cost every tool call:
 Behaviour is otherwise pygls's own (same errors for bad arguments), except that an unknown
 command is answered -32602 with ``data.field`` "command" and the closest known command.
 
-:meth:`SteadyhandProtocol.execute_fast` goes further for the transport in
+:meth:`CommandLane.execute_fast` goes further for the transport in
 :mod:`steadyhand.lsp.transport`: a well-formed ``executeCommand`` request for one of
 Steadyhand's own commands runs its handler directly from the parsed JSON, at once rather
 than on a later turn of the event loop (a task takes over only if the handler has to wait),
@@ -121,7 +121,10 @@ def unknown_command(name: str, known: list[str]) -> JsonRpcInvalidParams:
     )
 
 
-class SteadyhandProtocol(ForgetfulProtocol):
+class CommandLane(ForgetfulProtocol):
+    """The server's LSP protocol: pygls's, with the direct lane for Steadyhand's commands
+    (:meth:`execute_fast`) and the answers to its own requests left as plain JSON."""
+
     _simple_commands: dict[int, bool]
 
     def get_result_type(self, method: str) -> type[Any] | None:  # type: ignore[override]

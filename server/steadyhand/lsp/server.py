@@ -27,7 +27,7 @@ from steadyhand.documents.open_docs import OpenDocuments
 from steadyhand.documents.open_docs import uri_to_path as doc_path
 from steadyhand.fs.atomic import start_journal
 from steadyhand.fs.syscalls import from_environment
-from steadyhand.lsp.dispatch import SteadyhandProtocol
+from steadyhand.lsp.dispatch import CommandLane
 from steadyhand.mcp.rendezvous import Rendezvous
 from steadyhand.paths.resolve import Roots
 from steadyhand.paths.uris import local_path
@@ -50,7 +50,7 @@ class SteadyhandServer(LanguageServer):
             "steadyhand",
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Full,
-            protocol_cls=SteadyhandProtocol,
+            protocol_cls=CommandLane,
         )
         settings = Settings()
         syscalls = from_environment()
@@ -79,7 +79,7 @@ class SteadyhandServer(LanguageServer):
         )
         #: The socket ``steadyhand mcp`` attaches through (rendezvous.py).
         protocol = self.protocol
-        assert isinstance(protocol, SteadyhandProtocol)
+        assert isinstance(protocol, CommandLane)
         self.rendezvous = Rendezvous(lambda: self.ctx, protocol.notify_fast)
 
     def flush_pending(self) -> None:

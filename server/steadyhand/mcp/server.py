@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Literal
 from steadyhand import __version__
 from steadyhand.config import Settings, unknown_settings
 from steadyhand.context import ToolContext
-from steadyhand.mcp import protocol as rpc
+from steadyhand.mcp import jsonrpc as rpc
 from steadyhand.mcp import tools
 from steadyhand.mcp.attach import Attachment, attach
 from steadyhand.paths.uris import local_path
