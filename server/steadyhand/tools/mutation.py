@@ -25,7 +25,6 @@ from stat import S_ISDIR
 from typing import Literal
 
 from steadyhand.apply.guarded import check_secrets, dry_run_fields, dry_run_note
-from steadyhand.apply.history import delete_via
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, prime_endings
 from steadyhand.formats import notebook as nb_fmt
@@ -374,5 +373,5 @@ async def preview(ctx: ToolContext, change: Change) -> Preview:
 async def remove(ctx: ToolContext, path: str, now: Snapshot, *, tool: str, session: str) -> None:
     """Delete ``path`` through the world (recorded in history, so it can be undone); the
     session forgets the file."""
-    await delete_via(ctx.world, ctx, path, now, tool=tool, session=session)
+    await ctx.world.delete(path, now, tool=tool, session=session)
     ctx.sessions.get(session).drop(path)
