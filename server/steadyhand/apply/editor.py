@@ -670,14 +670,7 @@ class EditorWorld(WorldLayer):
         mode = self.settings.save_after_edit
         had_unsaved = bool(before.unsaved)
         if mode == "never":
-            snap = self._snapshot(change.path, text, version, unsaved=True)
-            return Applied(
-                via="workspaceEdit",
-                snapshot=snap,
-                on_disk=False,
-                note="The change is in the editor's open buffer but not saved to disk, "
-                "because saveAfterEdit is set to never.",
-            )
+            return self._left_unsaved(change.path, text, version, "saveAfterEdit is set to never")
         found, disk_text, enc = self.disk_file(change.path)
         # The disk changed (or went) since the buffer last matched it: behind a buffer
         # with unsaved changes, or, for a clean one, while the change was being made.
@@ -693,14 +686,7 @@ class EditorWorld(WorldLayer):
         if mode == "whenClean" and had_unsaved:
             typed = self.typed_since_match(change.path, before)
             why = _UNSAVED_UNKNOWN if typed is None else _UNSAVED_TYPING
-            snap = self._snapshot(change.path, text, version, unsaved=True)
-            return Applied(
-                via="workspaceEdit",
-                snapshot=snap,
-                on_disk=False,
-                note="The change is in the editor's open buffer but not saved to disk, "
-                f"because {why}.",
-            )
+            return self._left_unsaved(change.path, text, version, why)
         if self.supports_save_request():
             return await self._save_via_client(uri, change, text, version, seen=seen)
         # The client cannot save on request: write the exact buffer text ourselves (in the
@@ -801,6 +787,16 @@ class EditorWorld(WorldLayer):
             )
         snap = self._snapshot(change.path, now, doc.version, unsaved=not saved)
         return Applied(via="workspaceEdit", snapshot=snap, on_disk=saved, note=note)
+
+    def _left_unsaved(self, path: str, text: str, version: int | None, why: str) -> Applied:
+        """The change is in the buffer, which is not saved by rule (``why``)."""
+        snap = self._snapshot(path, text, version, unsaved=True)
+        return Applied(
+            via="workspaceEdit",
+            snapshot=snap,
+            on_disk=False,
+            note=f"The change is in the editor's open buffer but not saved to disk, because {why}.",
+        )
 
     def _not_saved(self, path: str, text: str, version: int | None, why: str) -> Applied:
         snap = self._snapshot(path, text, version, unsaved=True)

@@ -656,12 +656,7 @@ class McpServer:
         self._tool_error(msg["id"], text)
 
     def _tool_error(self, msg_id: Any, text: str) -> None:
-        result = {"ok": False, "error": tools.NOT_ATTACHED, "message": text}
-        answer = {
-            "content": [{"type": "text", "text": text}],
-            "structuredContent": result,
-            "isError": True,
-        }
+        answer = tools.tool_error(tools.NOT_ATTACHED, text)
         self.answer(msg_id, tools.for_revision(answer, self.protocol))
 
     def _lost_server(self, conn: Attachment, pending: dict[Any, dict[str, Any]]) -> None:

@@ -23,6 +23,7 @@ from steadyhand.tools.versions import (
     clock,
     current_content,
     describe,
+    entry_fields,
     find_change,
     iso,
     other_server,
@@ -60,11 +61,7 @@ def item_fields(
 ) -> dict[str, object]:
     """One change as ``changes`` lists it (and ``change`` answers it)."""
     return {
-        "id": v.id,
-        "time": iso(v.time),
-        "session": v.session,
-        "other_server": other_server(ctx, v),
-        "tool": v.tool,
+        **entry_fields(ctx, v),
         "path": v.path,
         "kind": _kind(v),
         "added": v.added,

@@ -13,7 +13,7 @@ from steadyhand.tools.versions import (
     clock,
     current_content,
     describe,
-    iso,
+    entry_fields,
     not_text,
     other_server,
     owner,
@@ -32,11 +32,7 @@ def version_fields(
     ctx: ToolContext, store: History, v: Version, current: bool
 ) -> dict[str, object]:
     return {
-        "id": v.id,
-        "time": iso(v.time),
-        "session": v.session,
-        "other_server": other_server(ctx, v),
-        "tool": v.tool,
+        **entry_fields(ctx, v),
         "existed_before": v.existed,
         "size_before": v.before_size if v.existed else None,
         "size_after": v.after_size if v.after_view is not None else None,

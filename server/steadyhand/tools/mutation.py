@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from stat import S_ISDIR
 from typing import Literal
 
-from steadyhand.apply.guarded import check_secrets, dry_run_fields, dry_run_note
+from steadyhand.apply.guarded import check_secrets, dry_run_fields, dry_run_note, findings_fields
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, prime_endings
 from steadyhand.formats import notebook as nb_fmt
@@ -39,7 +39,14 @@ from steadyhand.text.encoding import Encoding, binary_reason
 from steadyhand.text.lines import EndingStats
 from steadyhand.text.splices import Splice
 from steadyhand.tools.fresh import check_fresh
-from steadyhand.tools.records import diff_fields, full_range, record_for, remember, require_read
+from steadyhand.tools.records import (
+    diff_fields,
+    full_range,
+    omitted_note,
+    record_for,
+    remember,
+    require_read,
+)
 from steadyhand.tools.suggest import not_found
 from steadyhand.world import Applied, Change
 
@@ -340,6 +347,22 @@ async def commit(
         rec = rec.replace(total_lines=total_lines)
     ctx.sessions.get(change.session).put(rec)
     return applied
+
+
+def told(message: str, applied: Applied, fields: dict[str, object] | None = None) -> str:
+    """``message`` with what the world said of the change (saved or not, formatted,
+    credentials, syntax errors) and, when the diff was left out of the result's
+    ``fields``, the sentence that says so."""
+    if applied.note:
+        message += " " + applied.note
+    omitted = omitted_note(fields) if fields is not None else ""
+    return message + " " + omitted if omitted else message
+
+
+def reached(applied: Applied) -> dict[str, object]:
+    """The fields of every result whose change reached the world: how (``via``), whether
+    the disk holds it (``on_disk``), and what the guards found (credentials, syntax)."""
+    return {"via": applied.via, "on_disk": applied.on_disk, **findings_fields(applied)}
 
 
 @dataclass(frozen=True)

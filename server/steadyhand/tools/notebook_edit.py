@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import bisect
 
-from steadyhand.apply.guarded import findings_fields
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, mixed_view
 from steadyhand.formats import notebook as nb_fmt
@@ -31,8 +30,7 @@ from steadyhand.text.diff import stat, whole_diff
 from steadyhand.text.lines import count_lines, to_view
 from steadyhand.text.splices import apply_splices, raw_splices
 from steadyhand.tools.fresh import NOTEBOOK_TOOL
-from steadyhand.tools.mutation import Target, commit, open_target
-from steadyhand.tools.records import omitted_note
+from steadyhand.tools.mutation import Target, commit, open_target, reached, told
 
 TOOL = "notebookEdit"
 
@@ -308,12 +306,8 @@ async def _apply(
     head += f" The notebook now has {total} cell(s)."
     if moved:
         head += " " + _renumbered_note(moved)
-    if applied.note:
-        head += " " + applied.note
-    if omitted_note(fields):
-        head += " " + omitted_note(fields)
     return success(
-        head,
+        told(head, applied, fields),
         path=path,
         edit_mode=mode,
         cell_id=change.cell_id,
@@ -323,7 +317,5 @@ async def _apply(
         **fields,
         added=ds.added,
         removed=ds.removed,
-        via=applied.via,
-        on_disk=applied.on_disk,
-        **findings_fields(applied),
+        **reached(applied),
     )

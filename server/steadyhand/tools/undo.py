@@ -13,7 +13,6 @@ nothing changed them since, and where something did, nothing changes and the ref
 
 from __future__ import annotations
 
-from steadyhand.apply.guarded import findings_fields
 from steadyhand.apply.history import encoding_from_label
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, mixed_view
@@ -28,8 +27,8 @@ from steadyhand.text.encoding import Encoding
 from steadyhand.text.lines import count_lines, to_view
 from steadyhand.text.revert import Conflict, RawReverted, describe_lines, revert_raw
 from steadyhand.text.splices import Splice, apply_splices, raw_splices
-from steadyhand.tools.mutation import Target, commit, encode, open_target, remove
-from steadyhand.tools.records import diff_fields, omitted_note, total_lines
+from steadyhand.tools.mutation import Target, commit, encode, open_target, reached, remove, told
+from steadyhand.tools.records import diff_fields, total_lines
 from steadyhand.tools.versions import (
     DIFF_MAX_CHARS,
     clock,
@@ -195,18 +194,7 @@ async def _restore(
     else:
         change = " (recreated)" if now is None else ""
     message = f"Restored {path} to the version before {who}{change}. Call undo again to redo it."
-    if applied.note:
-        message += " " + applied.note
-    if omitted_note(fields):
-        message += " " + omitted_note(fields)
-    return success(
-        message,
-        **fields,
-        session=acting,
-        via=applied.via,
-        on_disk=applied.on_disk,
-        **findings_fields(applied),
-    )
+    return success(told(message, applied, fields), **fields, session=acting, **reached(applied))
 
 
 async def take_back(ctx: ToolContext, p: UndoParams, change_id: str) -> Result:
@@ -428,12 +416,8 @@ async def _apply_revert(
             "the line endings there were not taken back."
         )
     message += "".join(" " + n for n in notes)
-    if applied.note:
-        message += " " + applied.note
-    if omitted_note(fields):
-        message += " " + omitted_note(fields)
     return success(
-        message,
+        told(message, applied, fields),
         path=path,
         type="revert",
         undone=v.id,
@@ -441,6 +425,5 @@ async def _apply_revert(
         added=ds.added,
         removed=ds.removed,
         session=acting,
-        via=applied.via,
-        on_disk=applied.on_disk,
+        **reached(applied),
     )

@@ -65,6 +65,18 @@ def other_server(ctx: ToolContext, e: Entry) -> bool:
     return e.instance is not None and e.instance != ctx.sessions.instance
 
 
+def entry_fields(ctx: ToolContext, v: Version) -> dict[str, object]:
+    """The fields every listing gives a recorded change: its id, time, session (and
+    whether another server's) and tool."""
+    return {
+        "id": v.id,
+        "time": iso(v.time),
+        "session": v.session,
+        "other_server": other_server(ctx, v),
+        "tool": v.tool,
+    }
+
+
 def whose(ctx: ToolContext, e: Entry) -> str:
     """``session 'name'``, and ``of another server`` when it ran elsewhere."""
     return f"session {e.session!r}" + (" of another server" if other_server(ctx, e) else "")
