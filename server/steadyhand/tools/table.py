@@ -44,6 +44,7 @@ from steadyhand.tools import changes as changes_tools
 from steadyhand.tools import checkpoint as checkpoint_tools
 from steadyhand.tools import create_directory as mkdir_tool
 from steadyhand.tools import edit as edit_tool
+from steadyhand.tools import history as history_tools
 from steadyhand.tools import info as info_tool
 from steadyhand.tools import listing as list_tool
 from steadyhand.tools import multi_edit as multi_edit_tool
@@ -80,8 +81,8 @@ COMMANDS: dict[str, Command] = {
         Command(names.NOTEBOOK_EDIT, NotebookEditParams, notebook_tool.notebook_edit),
         Command(names.SESSION_FORK, ForkParams, session_tools.fork),
         Command(names.SESSION_CLOSE, CloseParams, session_tools.close),
-        Command(names.HISTORY, HistoryParams, undo_tools.history),
-        Command(names.UNDO, UndoParams, changes_tools.undo),
+        Command(names.HISTORY, HistoryParams, history_tools.history),
+        Command(names.UNDO, UndoParams, undo_tools.undo),
         Command(names.CHECKPOINT, CheckpointParams, checkpoint_tools.checkpoint),
         Command(names.REWIND, RewindParams, checkpoint_tools.rewind),
         Command(names.CHANGES, ChangesParams, changes_tools.changes),
