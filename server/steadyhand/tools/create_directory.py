@@ -8,15 +8,14 @@ History keeps no record of a folder: undo and rewind leave folders as they are.
 
 from __future__ import annotations
 
-import asyncio
 import stat
 
 from steadyhand.context import ToolContext
-from steadyhand.guards.protected import check_writable
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.lists import list_fields, named
 from steadyhand.protocol.params import CreateDirectoryParams
 from steadyhand.protocol.results import Result, success
+from steadyhand.tools import mutation
 from steadyhand.tools import tree_scope as ts
 
 
@@ -26,9 +25,8 @@ async def create_directory(ctx: ToolContext, p: CreateDirectoryParams) -> Result
     rp = ctx.resolve(given)
     if rp.stat is not None:
         return _existing(rp.path, rp.stat.st_mode)
-    check_writable(ctx, rp.path, p.session)
     try:
-        made = await asyncio.to_thread(ctx.world.make_folders, rp.path)
+        made = await mutation.make_folders(ctx, rp.path, session=p.session)
     except FileExistsError:
         # Made by someone else meanwhile (or a file put there): judge what is there now.
         now = rp.status(again=True)

@@ -18,6 +18,7 @@ A tool is then its planning and its message.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
@@ -398,3 +399,11 @@ async def remove(ctx: ToolContext, path: str, now: Snapshot, *, tool: str, sessi
     session forgets the file."""
     await ctx.world.delete(path, now, tool=tool, session=session)
     ctx.sessions.get(session).drop(path)
+
+
+async def make_folders(ctx: ToolContext, folder: str, *, session: str) -> list[str]:
+    """Make ``folder`` (a resolved real path) and those missing above it through the world,
+    once the session may change it; the folders made, in order."""
+    check_writable(ctx, folder, session)
+    async with ctx.locks.hold(folder):
+        return await asyncio.to_thread(lambda: ctx.world.make_folders(folder))

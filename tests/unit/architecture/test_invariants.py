@@ -78,6 +78,7 @@ def test_only_the_disk_layer_writes_and_deletes_files() -> None:
 
 def test_changes_reach_the_world_only_through_the_mutation_kernel() -> None:
     assert _callers(_on_world("apply", "delete")) == {"tools/mutation.py"}
+    assert _callers(_on_world("make_folders")) == {"tools/mutation.py"}
     # the early refusal of what may not be changed is the kernel's too (open_target);
     # GuardedWorld checks every change again
     assert _callers(_named("check_writable"), "tools") == {"tools/mutation.py"}
