@@ -28,6 +28,8 @@ TOOLS = {
     "undo",
     "checkpoint",
     "rewind",
+    "changes",
+    "change",
 }
 
 
