@@ -430,7 +430,7 @@ PING = Tool(
         "watcher": _f(_O, "Whether changes behind the agent's back are seen: {state, folders}."),
     },
     absent={
-        "mcp": "MCP has its own ping",
+        "mcp": "MCP has a ping of its own (the protocol's `ping` request)",
         "vscode": "a health check is for the extension, not a model",
     },
 )
