@@ -17,7 +17,11 @@ Speed comes from three things:
   error, the change introduced none; when it does not and the old text had no error,
   every error found is the change's, placed where it is in the whole file. A text that
   had errors already is judged whole (reparsed incrementally from its tree), since how
-  the parser recovers from an error depends on everything around it.
+  the parser recovers from an error depends on everything around it; what no old error
+  accounts for counts against the change only when the change makes it on its own
+  (:meth:`Checker._attribute`), else it is reported with its doubt, never refused.
+  Errors where the grammar cannot judge the text carry a doubt too
+  (:mod:`steadyhand.syntax.gaps`).
 * **Positions are worked out locally.** Byte offsets come from character offsets through
   marks a few thousand characters apart (ASCII text needs none), lines and columns from
   the nearest node of the tree, never by counting from the top.
@@ -42,10 +46,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from tree_sitter import Language, Parser, Range, Tree
+from tree_sitter import Language, Node, Parser, Range, Tree
 
-from steadyhand.syntax import grammars
-from steadyhand.syntax.elide import MARGIN, removals
+from steadyhand.syntax import gaps, grammars
+from steadyhand.syntax.elide import MARGIN, removals, top_removals
 from steadyhand.syntax.issues import Edit, Issue, introduced, map_offset
 from steadyhand.syntax.offsets import (
     CharEdit,
@@ -77,8 +81,10 @@ CACHE_ENTRIES = 16
 CACHE_BYTES = 1 << 20
 #: Texts waiting to be parsed in the background; older requests are dropped.
 MAX_JOBS = 8
-#: Languages whose siblings depend on their neighbours (YAML's indentation): the check
-#: keeps one sibling on each side of what a change touches.
+#: Languages whose siblings depend on their neighbours further than others: the check
+#: keeps this many siblings on each side of what a change touches (else
+#: :data:`~steadyhand.syntax.elide.MARGIN`). (YAML's indentation needs one on each
+#: side, which every language now has.)
 WIDER_MARGIN = {"yaml": (1, 1)}
 
 
@@ -560,6 +566,7 @@ class Checker:
             return exact()
         # The old text had no error: every error of the new one is the change's.
         new_found, _ = issues(tree.root_node, short.new)
+        new_found = self._judge(lang, parser, tree, short.new, new_found, until)
         new_data = apply_edits(data, edits, mids)
         placed = tuple(short.place(i, new_data) for i in new_found)
         return Outcome(placed, _store=lambda key: store(key, tuple(_cause(i) for i in placed)))
@@ -597,6 +604,11 @@ class Checker:
         # can account for the errors inside them.
         near = [o for o in old_found if _touches(o, edits, regions)]
         blamed = introduced(near, new_found, edits) if complete else []
+        if blamed:
+            blamed = self._attribute(
+                lang, parser, entry.tree, data, old_found, edits, mids, new_tree, until, blamed
+            )
+            blamed = self._judge(lang, parser, new_tree, new_data, blamed, until)
         marks = (
             shift_marks(entry.marks, char_edits, len(before.view))
             if char_edits is not None
@@ -638,7 +650,9 @@ class Checker:
             return Outcome(_store=store)
         found, _ = issues(tree.root_node, new_data)
         if before is None:
-            return Outcome(tuple(found), _store=store)
+            return Outcome(
+                tuple(self._judge(lang, parser, tree, new_data, found, until)), _store=store
+            )
         old_data = bytearray(encode(before.view))
         old_tree = _parse(parser, old_data, until)
         if old_tree is None:
@@ -657,9 +671,254 @@ class Checker:
                 )
                 for sp in splices
             ]
+            mids = [encode(sp.text) for sp in splices]
         else:
-            edits = [whole_edit(old_data, new_data)[0]]
-        return Outcome(tuple(introduced(old_found, found, edits)), _store=store)
+            edit, mid = whole_edit(old_data, new_data)
+            edits, mids = [edit], [mid]
+        blamed = introduced(old_found, found, edits)
+        if blamed:
+            blamed = self._attribute(
+                lang, parser, old_tree, old_data, old_found, edits, mids, tree, until, blamed
+            )
+            blamed = self._judge(lang, parser, tree, new_data, blamed, until)
+        return Outcome(tuple(blamed), _store=store)
+
+    def _attribute(
+        self,
+        lang: str,
+        parser: Parser,
+        old_tree: Tree,
+        data: bytearray,
+        old_found: Sequence[Issue],
+        edits: list[Edit],
+        mids: list[bytes],
+        new_tree: Tree,
+        until: float,
+        blamed: Sequence[Issue],
+    ) -> list[Issue]:
+        """``blamed`` (errors of the new text that no error of the old text accounts for),
+        as the change's own errors where it can tell, else each with the doubt it leaves.
+
+        How a parser recovers from an error depends on everything around it, so an error
+        the text had may show up elsewhere, with another message, after a change that
+        adds none. So the change is judged on its own where it can be: on the text around
+        it with the rest left out (:func:`~steadyhand.syntax.elide.removals`, else, in a
+        text too small for that, what lies far from it at the top of the text). When that
+        text parses before the change (the old errors lie in what was left out) and not
+        after, the errors it then has are the change's own, placed in the whole text.
+        When that text does not parse before the change either (the old errors lie
+        next to it, or the tree of the old text groups it wrongly around them), an error
+        is still the change's own when it lies inside a construct the change touched that
+        parsed without error before, with the same bounds (:func:`_confined`). Every
+        other error of ``blamed`` is reported as one the check cannot pin on the change.
+        """
+        if not old_found:
+            return list(blamed)  # the old text had none: they are all the change's
+        new_data = apply_edits(data, edits, mids)
+        if _comments_only(old_tree, data, new_tree, new_data, edits, mids):
+            return []  # the same code, with comments or blank lines added or taken out
+        margin = WIDER_MARGIN.get(lang, MARGIN)
+        spans = [(e.start, e.end) for e in edits]
+        clean_around = False
+        for leave_out in (removals, top_removals):
+            cut = leave_out(old_tree.root_node, spans, margin)
+            if not cut:
+                continue
+            short = Shortened(data, cut, edits, mids)
+            old_short = _parse(parser, short.old, until)
+            if old_short is None or old_short.root_node.has_error:
+                continue
+            new_short = _parse(parser, short.new, until)
+            if new_short is None:
+                break
+            own, _ = issues(new_short.root_node, short.new)
+            if own:
+                return [short.place(i, new_data) for i in own]
+            clean_around = True
+            break
+        out: list[Issue] = []
+        for issue in blamed:
+            if not clean_around and _confined(issue, new_tree, old_tree, edits, mids):
+                out.append(issue)
+                continue
+            line = _nearest_line(issue, old_found, edits, mids, data)
+            doubt = (
+                f"the file already had a syntax error at line {line}, which may account for "
+                "this one"
+            )
+            out.append(dataclasses.replace(issue, doubt=doubt))
+        return out
+
+    def _judge(
+        self,
+        lang: str,
+        parser: Parser,
+        tree: Tree,
+        data: bytes | bytearray,
+        found: Sequence[Issue],
+        until: float,
+    ) -> list[Issue]:
+        """``found`` (errors of ``tree``, of ``data``), without those the language's own
+        parser accepts, and each with the doubt it leaves where the grammar cannot judge
+        the text (see :mod:`steadyhand.syntax.gaps`)."""
+        if not found:
+            return []
+
+        def parse(text: bytes) -> list[Issue] | None:
+            other = _parse(parser, text, until)
+            return None if other is None else issues(other.root_node, text)[0]
+
+        return gaps.judge(lang, data, tree.root_node, found, parse)
+
+
+def _confined(
+    issue: Issue, new_tree: Tree, old_tree: Tree, edits: list[Edit], mids: list[bytes]
+) -> bool:
+    """Whether ``issue`` (of ``new_tree``) lies inside a construct that an edit changed
+    and that the old text had, of the same kind and bounds, without any error and in a
+    context no error reached (:func:`_clean_context`): the innermost node around the
+    error that is not itself an error."""
+    lo, hi = issue.span
+    node: Node | None = new_tree.root_node.descendant_for_byte_range(lo, hi)
+    while node is not None and (
+        node.is_error
+        or node.is_missing
+        or not node.has_error  # (a token where an empty error is reported)
+        or node.start_byte > lo
+        or node.end_byte < hi
+    ):
+        node = node.parent
+    if node is None or node.parent is None:
+        return False  # (the whole text: it had errors)
+    start, end = node.start_byte, node.end_byte
+    old_start, old_end = _unmap(start, edits, mids), _unmap(end, edits, mids)
+    if old_start is None or old_end is None or old_start >= old_end:
+        return False
+    if not any(old_start <= e.start and e.end <= old_end for e in edits):
+        return False  # no edit inside it: an error the change did not reach
+    old: Node | None = old_tree.root_node.descendant_for_byte_range(old_start, old_end)
+    while old is not None and old.start_byte == old_start and old.end_byte == old_end:
+        if old.type == node.type:
+            return not old.has_error and _clean_context(old)
+        old = old.parent
+    return False
+
+
+def _comments_only(
+    old_tree: Tree,
+    data: bytes | bytearray,
+    new_tree: Tree,
+    new_data: bytes | bytearray,
+    edits: list[Edit],
+    mids: list[bytes],
+) -> bool:
+    """Whether the change only adds, changes or takes out comments and blank lines: the
+    lines each edit touches read the same before and after once their comments (as each
+    tree has them), the spaces left at their ends and the lines left blank are gone."""
+    shift = 0
+    for e, mid in zip(edits, mids, strict=True):
+        new_start = e.start + shift
+        old_code = _code(old_tree, data, e.start, e.end)
+        new_code = _code(new_tree, new_data, new_start, new_start + len(mid))
+        if old_code is None or new_code is None or old_code != new_code:
+            return False
+        shift += len(mid) - (e.end - e.start)
+    return True
+
+
+def _code(tree: Tree, data: bytes | bytearray, start: int, end: int) -> list[bytes] | None:
+    """The lines of ``data`` that ``[start, end)`` touches, without their comments, the
+    spaces then left at their ends, and the lines then blank (None: a line there goes on
+    onto the next with a backslash, and has a comment or spaces after it)."""
+    lo = data.rfind(b"\n", 0, start) + 1
+    hi = data.find(b"\n", end)
+    hi = len(data) if hi < 0 else hi
+    if hi - lo > 1 << 16:
+        return None  # (a change this large is not only comments worth looking for)
+    text = bytearray(data[lo:hi])
+    stack = [tree.root_node.descendant_for_byte_range(lo, hi) or tree.root_node]
+    seen = 0
+    while stack:
+        node = stack.pop()
+        seen += 1
+        if seen > 20_000:
+            return None
+        if node.end_byte <= lo or node.start_byte >= hi:
+            continue
+        if "comment" in node.type:
+            a, b = max(lo, node.start_byte), min(hi, node.end_byte)
+            text[a - lo : b - lo] = b"\0" * (b - a)  # (same length: offsets hold)
+            continue
+        stack.extend(node.children)
+    out: list[bytes] = []
+    for line in bytes(text).split(b"\n"):
+        raw = line.replace(b"\0", b"")
+        code = raw.rstrip()
+        if code.endswith(b"\\") and (code != raw or len(raw) != len(line)):
+            return None  # after a backslash that goes on onto the next line, nothing may
+        if code.strip():
+            out.append(code)
+    return out
+
+
+def _clean_context(node: Node) -> bool:
+    """Whether what leads up to ``node`` parsed without an error leaking into it: no
+    node around it is an error, and none of theirs before it is an error or a missing
+    token (an error wrapped whole in a construct that came before is no matter: that
+    construct ended, and what follows reads as it would without the error)."""
+    child = node
+    parent = node.parent
+    while parent is not None:
+        if parent.is_error:
+            return False
+        for sibling in parent.children:
+            if sibling.start_byte >= child.start_byte and sibling.end_byte >= child.end_byte:
+                break
+            if sibling.is_error or sibling.is_missing:
+                return False
+        child, parent = parent, parent.parent
+    return True
+
+
+def _unmap(pos: int, edits: list[Edit], mids: list[bytes]) -> int | None:
+    """Offset ``pos`` of the new text in the old text: offsets outside every edit's new
+    text, or at its ends, map back; None for one strictly inside it."""
+    shift = 0
+    for e, mid in zip(edits, mids, strict=True):
+        new_start = e.start + shift
+        new_end = new_start + len(mid)
+        if pos < new_start:
+            break
+        if pos == new_start:
+            return e.start
+        if pos < new_end:
+            return None
+        if pos == new_end:
+            return e.end
+        shift += len(mid) - (e.end - e.start)
+    return pos - shift
+
+
+def _nearest_line(
+    issue: Issue,
+    old: Sequence[Issue],
+    edits: list[Edit],
+    mids: list[bytes],
+    data: bytes | bytearray,
+) -> int:
+    """The line, in the new text, of the error of the old text nearest to ``issue``."""
+    best: tuple[int, int] | None = None
+    for o in old:
+        at, _ = map_offset(o.start, edits)
+        rows = 0
+        for e, mid in zip(edits, mids, strict=True):
+            if e.start >= o.start:
+                break
+            rows += mid.count(b"\n") - data.count(b"\n", e.start, min(e.end, o.start))
+        far = abs(at - issue.start)
+        if best is None or far < best[0]:
+            best = (far, o.line + rows)
+    return best[1] if best is not None else issue.line
 
 
 class Shortened:
@@ -730,6 +989,8 @@ class Shortened:
             new_data,
             span_start=span_start,
         )
+        if issue.doubt:
+            placed = dataclasses.replace(placed, doubt=issue.doubt)
         if issue.opener_at < 0:
             return placed
         at, opener_lines = self.to_new(issue.opener_at)
