@@ -80,7 +80,14 @@ def test_every_bound_is_the_check_it_was(
     check, what = before
     assert arg.what == what
     value = data.draw(
-        st.one_of(st.integers(-3, 3), st.text(max_size=300), st.sampled_from(_EDGES))
+        st.one_of(
+            st.integers(-3, 3),
+            st.text(max_size=300),
+            st.sampled_from(_EDGES),
+            # page lists, well formed or nearly: digits (any script), blanks, commas, dashes
+            st.from_regex(r"[\d\s,\-]{0,30}", fullmatch=True),
+            st.from_regex(_PAGES),
+        )
         if f.name != "edits"
         else st.lists(st.none(), max_size=2)
     )
@@ -297,6 +304,11 @@ def test_package_json_declares_the_language_model_tools_of_the_source() -> None:
     names = [t.vscode.name for t in spec.TOOLS if t.vscode is not None]
     events = [e for e in pkg["activationEvents"] if e.startswith("onLanguageModelTool:")]
     assert events == [f"onLanguageModelTool:{n}" for n in names]
+    contributed = {c["command"] for c in pkg["contributes"]["commands"]}
+    hidden = {
+        m["command"] for m in pkg["contributes"]["menus"]["commandPalette"] if m["when"] == "false"
+    }
+    assert set(commands.ALL_COMMANDS) <= contributed & hidden
 
 
 def test_the_extensions_field_table_is_the_source() -> None:
@@ -325,6 +337,21 @@ def test_the_docs_name_every_tool() -> None:
     assert emit.vscode_table() in vscode
     listed = re.findall(r"^\| `(\w+)` \| `steadyhand\.", mcp, re.M)
     assert listed == [t.mcp for t in spec.TOOLS if t.mcp is not None]
+
+
+def test_the_extensions_readme_lists_what_each_tool_takes() -> None:
+    readme = (ROOT / "vscode-extension" / "README.md").read_text(encoding="utf-8")
+    for t in spec.TOOLS:
+        if t.vscode is None:
+            continue
+        row = re.search(rf"^\| `{t.vscode.name}` \|([^\n]*)", readme, re.M)
+        assert row is not None, t.vscode.name
+        named = set(re.findall(r"`(\w+)`", row.group(1)))
+        fields = {f.name for f in dataclasses.fields(t.params)}
+        item_fields = {f.name for f in dataclasses.fields(P.EditItem)}
+        shown = {p.name for p in spec.shown_params(t, spec.VSCODE)}
+        assert shown <= named, (t.vscode.name, shown - named)
+        assert not (named & (fields - shown) - item_fields), (t.vscode.name, named - shown)
 
 
 def test_a_bound_says_what_it_must_be() -> None:

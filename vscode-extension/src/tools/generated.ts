@@ -73,3 +73,21 @@ export const TOOLS: readonly ToolSpec[] = [
     ],
   },
 ];
+
+/** Every command the server advertises (each is a VS Code command too). */
+export const SERVER_COMMAND_NAMES: readonly string[] = [
+  "steadyhand.read",
+  "steadyhand.edit",
+  "steadyhand.multiEdit",
+  "steadyhand.write",
+  "steadyhand.notebookEdit",
+  "steadyhand.history",
+  "steadyhand.undo",
+  "steadyhand.checkpoint",
+  "steadyhand.rewind",
+  "steadyhand.changes",
+  "steadyhand.change",
+  "steadyhand.session.fork",
+  "steadyhand.session.close",
+  "steadyhand.ping",
+];

@@ -1,6 +1,7 @@
 """The files made from the tool source: the VS Code extension's language-model tools
-(``package.json``'s ``contributes.languageModelTools`` and ``src/tools/generated.ts``)
-and the tool tables of the docs.
+and the server's commands (``package.json``'s ``contributes.languageModelTools``, its
+activation events, the commands it contributes hidden from the Command Palette, and
+``src/tools/generated.ts``) and the tool tables of the docs.
 
 Each function returns the text a file should have; :func:`emit` writes them, or with
 ``check`` only names the files that differ (a test runs that, so a change to the source
@@ -63,14 +64,33 @@ def language_model_tools() -> list[dict[str, Any]]:
     return out
 
 
+def server_commands() -> list[dict[str, Any]]:
+    """``contributes.commands`` for the server's commands: every one is a VS Code command
+    (hidden from the Command Palette, as each takes an object argument)."""
+    return [
+        {"command": t.command, "title": f"{t.title} (command API)", "category": "Steadyhand"}
+        for t in TOOLS
+    ]
+
+
 def package_json(text: str) -> str:
     """``package.json`` (its current ``text``) with the language-model tools and their
-    activation events from the source; everything else as it was."""
+    activation events, and the server's commands (contributed, hidden from the Command
+    Palette), from the source; everything else as it was."""
     pkg = json.loads(text)
+    contributes = pkg["contributes"]
     tools = language_model_tools()
-    pkg["contributes"]["languageModelTools"] = tools
+    contributes["languageModelTools"] = tools
     events = [e for e in pkg.get("activationEvents", []) if not e.startswith(_LM_EVENT)]
     pkg["activationEvents"] = events + [f"{_LM_EVENT}{t['name']}" for t in tools]
+    ours = {t.command for t in TOOLS}
+    commands = [c for c in contributes["commands"] if c["command"] not in ours]
+    contributes["commands"] = commands + server_commands()
+    palette = contributes["menus"]["commandPalette"]
+    hidden = [{"command": t.command, "when": "false"} for t in TOOLS]
+    contributes["menus"]["commandPalette"] = [
+        m for m in palette if m["command"] not in ours
+    ] + hidden
     return json.dumps(pkg, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -139,6 +159,13 @@ def generated_ts() -> str:
         lines += [f"      {_field(p, 3)}," for p in shown_params(t, VSCODE)]
         lines += ["    ],", "  },"]
     lines += ["];", ""]
+    lines += [
+        "/** Every command the server advertises (each is a VS Code command too). */",
+        "export const SERVER_COMMAND_NAMES: readonly string[] = [",
+        *[f"  {_ts(t.command)}," for t in TOOLS],
+        "];",
+        "",
+    ]
     return "\n".join(lines)
 
 
