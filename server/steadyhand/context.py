@@ -50,6 +50,8 @@ class ToolContext:
     status: Callable[[], dict[str, Any]] = field(default=lambda: {"ok": True, "message": "pong"})
     #: The language id the editor gave the open document at a path (None: not open).
     language_id: Callable[[str], str | None] = field(default=lambda path: None)
+    #: The real paths of the documents the editor has open (none without an editor).
+    open_paths: Callable[[], list[str]] = field(default=lambda: [])
 
     def resolve(self, file_path: str) -> ResolvedPath:
         return resolve(file_path, self.roots)

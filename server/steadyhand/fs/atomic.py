@@ -147,6 +147,29 @@ def _open_folder(folder: str, sys: Syscalls, *, make: bool, path: str) -> tuple[
     return fd, created
 
 
+def make_folders(folder: str, sys: Syscalls, *, fsync: bool) -> list[str]:
+    """Make the folder at the absolute real path ``folder`` and the folders missing on
+    the way (``mkdir -p``), never going through a symbolic link; the folders made, in
+    order. With ``fsync`` each new folder's name is made durable in its parent."""
+    fd, created = _open_folder(folder, sys, make=True, path=folder)
+    try:
+        if fsync:
+            for made in created:
+                pfd, _ = _open_folder(os.path.dirname(made), sys, make=False, path=folder)
+                try:
+                    sys.fsync_dir(pfd)
+                finally:
+                    os.close(pfd)
+    except BaseException:
+        for d in reversed(created):
+            with contextlib.suppress(OSError):
+                os.rmdir(d)
+        raise
+    finally:
+        os.close(fd)
+    return created
+
+
 def _is_link(dfd: int, name: str) -> bool:
     try:
         return stat.S_ISLNK(os.stat(name, dir_fd=dfd, follow_symlinks=False).st_mode)

@@ -80,6 +80,16 @@ _COMMAND_SLIPS = {
     "create": "write",
     "fork": "session.fork",
     "close": "session.close",
+    "ls": "list",
+    "glob": "list",
+    "find": "list",
+    "tree": "list",
+    "listdirectory": "list",
+    "grep": "search",
+    "rg": "search",
+    "stat": "info",
+    "fileinfo": "info",
+    "mkdir": "createDirectory",
 }
 
 

@@ -67,6 +67,7 @@ class SteadyhandServer(LanguageServer):
             on_success=self.ensure_watching,
             status=lambda: success("pong", version=__version__, watcher=self.watcher_status()),
             language_id=self.docs.language_id,
+            open_paths=self.docs.paths,
         )
         # Every change passes the guards, then has the content it replaces kept in history.
         self.ctx.world = GuardedWorld(HistoryWorld(self.ctx.world, self.ctx), self.ctx)

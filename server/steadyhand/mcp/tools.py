@@ -52,6 +52,7 @@ def _mcp_tool(tool: spec.Tool) -> McpTool:
 
 _TOOLS: tuple[McpTool, ...] = tuple(_mcp_tool(t) for t in spec.TOOLS if t.mcp is not None)
 
+
 TOOLS: dict[str, McpTool] = {t.name: t for t in _TOOLS}
 
 
@@ -125,13 +126,17 @@ def absolute_paths(params: Any, base: str) -> dict[str, Any] | None:
     args = params.get("arguments")
     if not isinstance(args, dict):
         return None
-    changed = {}
+    changed: dict[str, Any] = {}
     for key in PATH_ARGUMENTS:
         value = args.get(key)
         if isinstance(value, str):
             joined = absolute_path(value, base)
             if joined is not None:
                 changed[key] = joined
+        elif isinstance(value, list):  # several files (``file_paths``)
+            each = [absolute_path(v, base) if isinstance(v, str) else None for v in value]
+            if any(j is not None for j in each):
+                changed[key] = [v if j is None else j for v, j in zip(value, each, strict=True)]
     if not changed:
         return None
     return {**params, "arguments": {**args, **changed}}

@@ -140,18 +140,40 @@ def _one(pattern: str) -> str:
     return "(?:.*/)?" + body.removeprefix("(?:.*/)?") + "(?:/.*)?"
 
 
+def _exact(pattern: str) -> str:
+    """The regex (source) for one brace-free glob read as a path filter: without ``/``
+    it matches a name at any depth; with one (a leading ``./`` or ``/`` included) it is
+    anchored at the folder listed or searched; nothing beneath a match."""
+    pat = pattern.replace("\\", "/")
+    anchored = "/" in pat.rstrip("/")
+    while pat.startswith("./"):
+        pat = pat[2:]
+    pat = pat.lstrip("/").rstrip("/")
+    if not pat:
+        raise GlobError("the pattern names no file or folder")
+    return _translate(pat if anchored else "**/" + pat)
+
+
 @functools.lru_cache(maxsize=512)
-def _compiled(pattern: str) -> re.Pattern[str] | GlobError:
+def _compiled(pattern: str, exact: bool = False) -> re.Pattern[str] | GlobError:
     try:
-        alternatives = [_one(p) for p in expand_braces(pattern)]
+        one = _exact if exact else _one
+        alternatives = [one(p) for p in expand_braces(pattern)]
         return re.compile("|".join(f"(?:{a})" for a in alternatives), re.DOTALL)
     except (GlobError, re.error) as exc:
         return exc if isinstance(exc, GlobError) else GlobError(str(exc))
 
 
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    """A regex for a glob (matched with ``fullmatch``), or raise :class:`GlobError`."""
-    rx = _compiled(pattern)
+def compile_glob(pattern: str, *, exact: bool = False) -> re.Pattern[str]:
+    """A regex for a glob (matched with ``fullmatch``), or raise :class:`GlobError`.
+
+    By default a glob is read as ``denyGlobs`` read it: found at any depth, and a match
+    covers everything beneath it. With ``exact`` it is read as a path filter, the way
+    ripgrep's ``--glob`` and file-finding tools read one: ``*.py`` matches a name at any
+    depth, ``src/*.py`` only the files right in ``src`` (a pattern with a ``/`` is
+    anchored at the folder listed or searched), ``src/**`` everything beneath ``src``,
+    and a match is that path alone, never what lies beneath it."""
+    rx = _compiled(pattern, exact)
     if isinstance(rx, GlobError):
         raise rx
     return rx

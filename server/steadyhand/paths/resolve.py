@@ -158,7 +158,7 @@ def resolve(file_path: str, roots: Roots) -> ResolvedPath:
     root = _root_of(real, roots)
     if root is None:
         raise _outside(file_path, absolute, real, roots)
-    pattern = first_match(roots.deny_globs, real, relative_to(real, root))
+    pattern = deny_pattern(real, roots, root)
     if pattern is not None:
         named = file_path if real == absolute else f"{file_path} leads to {real}, which"
         raise ToolError(
@@ -187,6 +187,17 @@ def resolve(file_path: str, roots: Roots) -> ResolvedPath:
     if st is not None and too_many_links(st, links_ok=roots.allow_hard_links):
         raise hard_linked(file_path, real, st.st_nlink)
     return ResolvedPath(real, real, root, st)
+
+
+def deny_pattern(real: str, roots: Roots, root: str | None = None) -> str | None:
+    """The ``denyGlobs`` pattern the real path ``real`` matches, if any (it is matched as
+    an absolute path and relative to its root): what makes :func:`resolve` answer
+    ``denied``, and what leaves an entry out of a listing or a search."""
+    if not roots.deny_globs:
+        return None
+    if root is None:
+        root = _root_of(real, roots)
+    return first_match(roots.deny_globs, real, relative_to(real, root) if root else None)
 
 
 def _root_of(real: str, roots: Roots) -> str | None:

@@ -32,6 +32,7 @@ class ErrorCode(StrEnum):
     SESSION_EXISTS = "session_exists"
     CONFLICT = "conflict"
     SYNTAX_ERROR = "syntax_error"
+    INVALID_PATTERN = "invalid_pattern"
 
 
 class ToolError(Exception):

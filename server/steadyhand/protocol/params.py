@@ -35,6 +35,10 @@ class ParamsError(ValueError):
         self.field_name = field_name
 
 
+#: Files one read of several answers, at most.
+MAX_READ_FILES = 20
+
+
 @dataclass(frozen=True, slots=True)
 class Arg:
     """One parameter as a model is told of it, and the bound on its value.
@@ -48,9 +52,11 @@ class Arg:
 
     doc: str
     minimum: int | None = None
+    maximum: int | None = None
     min_length: int | None = None
     max_length: int | None = None
     min_items: int | None = None
+    max_items: int | None = None
     values: tuple[str, ...] = ()
     #: A regular expression the whole value must match (``re`` syntax; JSON Schema's
     #: ``pattern``, anchored with ``^`` and ``$``).
@@ -67,20 +73,24 @@ class Arg:
 
     @property
     def bounded(self) -> bool:
-        return any(
-            b is not None
-            for b in (self.minimum, self.min_length, self.max_length, self.min_items, self.pattern)
-        ) or bool(self.values)
+        numbers = (self.minimum, self.maximum, self.min_length, self.max_length)
+        counts = (self.min_items, self.max_items)
+        bounds = (*numbers, *counts, self.pattern)
+        return any(b is not None for b in bounds) or bool(self.values)
 
     def holds(self, value: Any) -> bool:
         """Whether ``value`` (of the parameter's type) is inside the bound."""
         if self.minimum is not None and value < self.minimum:
+            return False
+        if self.maximum is not None and value > self.maximum:
             return False
         if self.min_length is not None and len(value) < self.min_length:
             return False
         if self.max_length is not None and len(value) > self.max_length:
             return False
         if self.min_items is not None and len(value) < self.min_items:
+            return False
+        if self.max_items is not None and len(value) > self.max_items:
             return False
         if self.values and value not in self.values:
             return False
@@ -91,12 +101,16 @@ class Arg:
         out: dict[str, Any] = {}
         if self.minimum is not None:
             out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
         if self.min_length is not None:
             out["minLength"] = self.min_length
         if self.max_length is not None:
             out["maxLength"] = self.max_length
         if self.min_items is not None:
             out["minItems"] = self.min_items
+        if self.max_items is not None:
+            out["maxItems"] = self.max_items
         if self.values:
             out["enum"] = list(self.values)
         if self.pattern is not None:
@@ -110,35 +124,47 @@ def _regex(pattern: str) -> re.Pattern[str]:
 
 
 @dataclass(frozen=True, slots=True)
-class Needs:
-    """A parameter a call needs in some cases only: when ``when`` holds for the parsed
-    parameters and ``field`` is missing (None; also empty with ``empty_counts``), the call
-    is refused with ``message``, naming ``field``."""
+class Rule:
+    """A condition across parameters, checked once each has its type and bound: when
+    ``broken`` holds for the parsed parameters, the call is refused with ``message``,
+    naming ``field``. JSON Schema could state some of these only with ``anyOf`` or ``if``
+    at the top of a tool's schema, which several hosts refuse: descriptions state them."""
 
     field: str
-    when: Callable[[Any], bool]
+    broken: Callable[[Any], bool]
     message: Callable[[Any], str]
-    empty_counts: bool = False
-    #: The case in words, for a model ("with edit_mode insert").
+    #: The case in words, for a model ("unless id is given").
     case: str = ""
 
-    def missing(self, params: Any) -> bool:
-        """Whether ``params`` (the parsed object, or any object with its attributes) lack
-        what this asks for."""
-        value = getattr(params, self.field)
-        absent = value is None or (self.empty_counts and not value)
-        return absent and self.when(params)
+
+def needs(
+    field: str,
+    when: Callable[[Any], bool],
+    message: str | Callable[[Any], str],
+    *,
+    empty_counts: bool = False,
+    case: str = "",
+) -> Rule:
+    """``field`` must be given when ``when`` holds: missing is None (or, with
+    ``empty_counts``, empty too)."""
+
+    def broken(p: Any) -> bool:
+        value = getattr(p, field)
+        return (value is None or (empty_counts and not value)) and when(p)
+
+    say = message if callable(message) else (lambda p: message)
+    return Rule(field, broken, say, case)
 
 
-def check_needs(params: Any) -> None:
-    """Refuse ``params`` if a parameter its class ``NEEDS`` in this case is missing."""
-    for need in getattr(type(params), "NEEDS", ()):
-        if need.missing(params):
-            raise ParamsError(need.message(params), need.field)
+def check_rules(params: Any) -> None:
+    """Refuse ``params`` if a condition its class states (``RULES``) is broken."""
+    for rule in getattr(type(params), "RULES", ()):
+        if rule.broken(params):
+            raise ParamsError(rule.message(params), rule.field)
 
 
-def _path(doc: str) -> Arg:
-    return Arg(doc, path=True)
+def _path(doc: str, **bounds: Any) -> Arg:
+    return Arg(doc, path=True, **bounds)
 
 
 def _file(what: str = "the file") -> Arg:
@@ -190,8 +216,11 @@ _PAGES = r"^\s*\d{1,9}\s*(?:-\s*\d{0,9}\s*)?(?:,\s*\d{1,9}\s*(?:-\s*\d{0,9}\s*)?
 class ReadParams:
     file_path: Annotated[
         str,
-        _file("the file to read"),
-    ]
+        _path(
+            "Absolute path of the file to read (a path relative to the first workspace "
+            "folder, `~/…` or a `file://` URI also work); needed unless file_paths is given."
+        ),
+    ] = ""
     offset: Annotated[
         int | None,
         Arg(
@@ -225,6 +254,237 @@ class ReadParams:
     include_images: Annotated[bool, Arg("Notebooks only: {notebook_images} (default false).")] = (
         False
     )
+    #: Several files to read in one call, each as ``file_path`` would be.
+    file_paths: Annotated[
+        list[str] | None,
+        _path(
+            "The files to read, absolute or relative to the first workspace folder, each as "
+            "file_path would be.",
+            min_items=1,
+            max_items=MAX_READ_FILES,
+            what=f"a list of 1 to {MAX_READ_FILES} paths (read more in further calls)",
+        ),
+    ] = None
+
+    RULES: ClassVar[tuple[Rule, ...]] = (
+        needs(
+            "file_path",
+            lambda p: p.file_paths is None,
+            "Missing required parameter `file_path` (a string), or `file_paths` (a list of "
+            "paths, to read several files at once).",
+            empty_counts=True,
+            case="unless file_paths is given",
+        ),
+        Rule(
+            "file_paths",
+            lambda p: p.file_paths is not None and bool(p.file_path),
+            lambda p: "Pass `file_path` (one file) or `file_paths` (several), not both.",
+            case="not with file_path",
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        check_rules(self)
+
+
+#: Kinds of entries ``list`` answers: ``type`` names one of these.
+LIST_TYPES = ("files", "folders", "all")
+LIST_SORTS = ("name", "modified")
+SEARCH_MODES = ("files", "content", "count")
+#: The most entries, files or lines one ``list`` or ``search`` answers.
+MAX_LIST_LIMIT = 5000
+
+
+def _one_of(values: tuple[str, ...]) -> str:
+    return "one of " + ", ".join(f'"{v}"' for v in values)
+
+
+_PATTERN = "a non-empty pattern of at most 10,000 characters"
+_CONTEXT = "a number of lines from 0 to 100"
+_INCLUDE_IGNORED = Arg(
+    "Also what .gitignore, .ignore and git's global excludes leave out (default false)."
+)
+
+
+def _tree_path(what: str) -> Arg:
+    return _path(
+        f"{what}, absolute or relative to the first workspace folder. Leave it out for every "
+        "workspace root."
+    )
+
+
+def _limit(what: str) -> Arg:
+    return Arg(
+        f"The most {what} to answer (default 200, at most {MAX_LIST_LIMIT:,}).",
+        minimum=1,
+        what=_LIMIT,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ListParams:
+    #: The folder to list (or one file); default: every workspace root.
+    path: Annotated[str | None, _tree_path("The folder to list (or one file)")] = None
+    #: A glob the listed paths must match (relative to ``path``): ``**/*.py``.
+    pattern: Annotated[
+        str | None,
+        Arg(
+            "A glob the paths must match, relative to path: `**/*.py`, `src/**/*.{{ts,tsx}}`; "
+            "one without `/` matches names at any depth.",
+            min_length=1,
+            max_length=10_000,
+            what=_PATTERN,
+        ),
+    ] = None
+    #: How deep to go (1: the folder's own entries); default: all the way down.
+    depth: Annotated[
+        int | None,
+        Arg(
+            "How many folder levels to go down (1: the folder's own entries; default: all).",
+            minimum=1,
+            what="a positive depth (1: the folder's own entries)",
+        ),
+    ] = None
+    #: "files", "folders" or "all" (default: "files" with a pattern, else "all").
+    type: Annotated[
+        str | None,
+        Arg(
+            "Which entries: files, folders or all (default: files with a pattern, else all).",
+            values=LIST_TYPES,
+            what=_one_of(LIST_TYPES),
+        ),
+    ] = None
+    #: "name" (tree order) or "modified" (newest first).
+    sort: Annotated[
+        str,
+        Arg(
+            "name (tree order, the default) or modified (newest first).",
+            values=LIST_SORTS,
+            what=_one_of(LIST_SORTS),
+        ),
+    ] = "name"
+    limit: Annotated[int | None, _limit("entries")] = None
+    #: Each file's size in bytes (and when it last changed).
+    sizes: Annotated[
+        bool, Arg("Give each file's size in bytes and when it last changed (default false).")
+    ] = False
+    #: Each text file's number of lines.
+    line_counts: Annotated[bool, Arg("Give each text file's number of lines (default false).")] = (
+        False
+    )
+    #: List what ``.gitignore``, ``.ignore`` and the global excludes leave out as well.
+    include_ignored: Annotated[bool, _INCLUDE_IGNORED] = False
+    session: Annotated[str, _OWN_SESSION] = DEFAULT_SESSION
+
+    ALIASES: ClassVar[dict[str, str]] = {"file_path": "path", "glob": "pattern"}
+
+
+@dataclass(frozen=True, slots=True)
+class SearchParams:
+    #: A regular expression (Python's syntax), or the text itself with ``literal``.
+    pattern: Annotated[
+        str,
+        Arg(
+            "The regular expression (Python's syntax), or the text itself with literal.",
+            min_length=1,
+            max_length=10_000,
+            what=_PATTERN,
+        ),
+    ]
+    #: The folder (or file) to search; default: every workspace root.
+    path: Annotated[str | None, _tree_path("The folder (or one file) to search")] = None
+    #: Only files whose path matches this glob (``*.py``, ``src/**/*.ts``, ``!*.min.js``).
+    glob: Annotated[
+        str | None,
+        Arg(
+            "Only files whose path matches this glob: `*.py`, `src/**/*.ts`; `!*.min.js` "
+            "leaves files out.",
+            min_length=1,
+            max_length=4096,
+            what="a non-empty glob such as *.py or src/**/*.ts",
+        ),
+    ] = None
+    #: Only files of this type: ``py``, ``js``, ``ts``, ``go``, ``rust``...
+    type: Annotated[
+        str | None,
+        Arg("Only files of this type: py, js, ts, go, rust, java, c, cpp, md, json, yaml, sh..."),
+    ] = None
+    literal: Annotated[
+        bool, Arg("Search for the pattern as plain text, not a regular expression.")
+    ] = False
+    case_insensitive: Annotated[bool, Arg("Ignore case (default false).")] = False
+    #: Let a match span lines (``.`` does not match a line break either way).
+    multiline: Annotated[
+        bool, Arg("Let a match span lines (`.` still matches no line break; default false).")
+    ] = False
+    #: "files" (the files that match), "content" (the matching lines) or "count".
+    output_mode: Annotated[
+        str,
+        Arg(
+            "files (the default: the paths of the files that match), content (the matching "
+            "lines) or count (matching lines per file).",
+            values=(*SEARCH_MODES, "files_with_matches"),
+            what=_one_of(SEARCH_MODES),
+        ),
+    ] = "files"
+    #: Lines of context around each match (``before`` and ``after`` at once).
+    context: Annotated[
+        int | None,
+        Arg(
+            "Lines of context before and after each match (content).",
+            minimum=0,
+            maximum=100,
+            what=_CONTEXT,
+        ),
+    ] = None
+    before: Annotated[
+        int | None,
+        Arg("Lines of context before each match (content).", minimum=0, maximum=100, what=_CONTEXT),
+    ] = None
+    after: Annotated[
+        int | None,
+        Arg("Lines of context after each match (content).", minimum=0, maximum=100, what=_CONTEXT),
+    ] = None
+    limit: Annotated[int | None, _limit("files or lines")] = None
+    include_ignored: Annotated[bool, _INCLUDE_IGNORED] = False
+    session: Annotated[str, _OWN_SESSION] = DEFAULT_SESSION
+
+    #: Grep's spellings.
+    ALIASES: ClassVar[dict[str, str]] = {
+        "file_path": "path",
+        "head_limit": "limit",
+        "-i": "case_insensitive",
+        "-A": "after",
+        "-B": "before",
+        "-C": "context",
+    }
+
+    def __post_init__(self) -> None:
+        if self.output_mode == "files_with_matches":  # Grep's name for it
+            object.__setattr__(self, "output_mode", "files")
+
+
+@dataclass(frozen=True, slots=True)
+class InfoParams:
+    file_path: Annotated[
+        str,
+        _path(
+            "Absolute path of the file or folder (a path relative to the first workspace "
+            "folder also works)."
+        ),
+    ]
+
+    ALIASES: ClassVar[dict[str, str]] = {"path": "file_path"}
+
+
+@dataclass(frozen=True, slots=True)
+class CreateDirectoryParams:
+    path: Annotated[
+        str, _path("The folder to create, absolute or relative to the first workspace folder.")
+    ]
+    session: Annotated[str, _OWN_SESSION] = DEFAULT_SESSION
+
+    ALIASES: ClassVar[dict[str, str]] = {"file_path": "path"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,24 +526,24 @@ class NotebookEditParams:
 
     #: ``notebook_path`` is the name models know from other notebook tools.
     ALIASES: ClassVar[dict[str, str]] = {"notebook_path": "file_path"}
-    NEEDS: ClassVar[tuple[Needs, ...]] = (
-        Needs(
+    RULES: ClassVar[tuple[Rule, ...]] = (
+        needs(
             "cell_type",
             lambda p: p.edit_mode == "insert",
-            lambda p: 'An insert needs `cell_type` ("code", "markdown" or "raw").',
-            case="with edit_mode insert",
+            'An insert needs `cell_type` ("code", "markdown" or "raw").',
+            case="to insert",
         ),
-        Needs(
+        needs(
             "cell_id",
             lambda p: p.edit_mode != "insert",
             lambda p: f"A {p.edit_mode} needs `cell_id` (the cell's id as read shows it).",
             empty_counts=True,
-            case="with edit_mode replace or delete",
+            case="to replace or delete",
         ),
     )
 
     def __post_init__(self) -> None:
-        check_needs(self)
+        check_rules(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -465,20 +725,18 @@ class UndoParams:
         ),
     ] = None
 
-    NEEDS: ClassVar[tuple[Needs, ...]] = (
-        Needs(
+    RULES: ClassVar[tuple[Rule, ...]] = (
+        needs(
             "file_path",
             lambda p: p.id is None,
-            lambda p: (
-                "`file_path` must be given (a string: the file whose last change to undo), "
-                "or `id` (one change to take back, as changes lists it)."
-            ),
+            "`file_path` must be given (a string: the file whose last change to undo), "
+            "or `id` (one change to take back, as changes lists it).",
             case="unless id is given",
         ),
     )
 
     def __post_init__(self) -> None:
-        check_needs(self)
+        check_rules(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -581,7 +839,6 @@ _KNOWN_SLIPS: dict[str, str] = {
     "from": "parent",
 }
 
-#: Extra checks on values, by field name: (predicate, what it must be).
 P = TypeVar("P")
 
 
@@ -782,22 +1039,27 @@ __all__ = [
     "ChangesParams",
     "CheckpointParams",
     "CloseParams",
+    "CreateDirectoryParams",
     "EditItem",
     "EditParams",
     "ForkParams",
     "HistoryParams",
+    "InfoParams",
+    "ListParams",
     "MultiEditParams",
-    "Needs",
     "NotebookEditParams",
     "ParamsError",
     "PingParams",
     "ReadParams",
     "RewindParams",
+    "Rule",
+    "SearchParams",
     "UndoParams",
     "WriteParams",
     "arg_of",
-    "check_needs",
+    "check_rules",
     "field",
+    "needs",
     "parse_arguments",
     "structure",
     "suggest",

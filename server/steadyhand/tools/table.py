@@ -22,10 +22,14 @@ from steadyhand.protocol.params import parse_arguments, structure
 from steadyhand.protocol.results import Result, failure
 from steadyhand.tools import changes as changes_tools
 from steadyhand.tools import checkpoint as checkpoint_tools
+from steadyhand.tools import create_directory as mkdir_tool
 from steadyhand.tools import edit as edit_tool
+from steadyhand.tools import info as info_tool
+from steadyhand.tools import listing as list_tool
 from steadyhand.tools import multi_edit as multi_edit_tool
 from steadyhand.tools import notebook_edit as notebook_tool
-from steadyhand.tools import read as read_tool
+from steadyhand.tools import read_many as read_tool
+from steadyhand.tools import search as search_tool
 from steadyhand.tools import sessions as session_tools
 from steadyhand.tools import undo as undo_tools
 from steadyhand.tools import write as write_tool
@@ -49,7 +53,7 @@ class Command:
 #: The tool that answers each command; its parameters and everything the faces say of it
 #: are in the tool source (``protocol/spec``).
 _ANSWERS: dict[str, ToolFn] = {
-    names.READ: read_tool.read,
+    names.READ: read_tool.read_files,
     names.EDIT: edit_tool.edit,
     names.WRITE: write_tool.write,
     names.MULTI_EDIT: multi_edit_tool.multi_edit,
@@ -62,15 +66,20 @@ _ANSWERS: dict[str, ToolFn] = {
     names.REWIND: checkpoint_tools.rewind,
     names.CHANGES: changes_tools.changes,
     names.CHANGE: changes_tools.change,
+    names.LIST: list_tool.list_entries,
+    names.SEARCH: search_tool.search,
+    names.INFO: info_tool.info,
+    names.CREATE_DIRECTORY: mkdir_tool.create_directory,
     names.PING: lambda ctx, p: ctx.status(),
 }
 
-#: Commands whose success leaves the watcher as it is (a health check).
-_NO_WATCH = frozenset({names.PING})
+#: Commands whose success leaves the watcher as it is: a health check, and the tools that
+#: look at the tree without reading a file.
+_NO_WATCH = frozenset({names.PING, names.LIST, names.SEARCH, names.INFO})
 
 
 def _commands() -> dict[str, Command]:
-    described = {t.command for t in spec.TOOLS}
+    described = set(spec.BY_COMMAND)
     if described != set(_ANSWERS):
         raise RuntimeError(
             "Every command is described in protocol/spec and answered here: "
@@ -79,7 +88,7 @@ def _commands() -> dict[str, Command]:
         )
     return {
         t.command: Command(t.command, t.params, _ANSWERS[t.command], t.command not in _NO_WATCH)
-        for t in spec.TOOLS
+        for t in spec.BY_COMMAND.values()
     }
 
 
@@ -102,7 +111,7 @@ async def run(ctx: ToolContext, command: Command, params: Any) -> Result:
         if command.watch and result.get("ok") and ctx.on_success is not None:
             ctx.on_success()
     except ToolError as err:
-        path = getattr(params, "file_path", None)
+        path = getattr(params, "file_path", None) or getattr(params, "path", None)
         result = failure(err, path if isinstance(path, str) else None)
     except Exception as exc:  # a bug must still answer, never crash the server
         log.exception("command failed")

@@ -30,6 +30,11 @@ TOOLS = {
     "rewind",
     "changes",
     "change",
+    "list_files",
+    "grep",
+    "get_file_info",
+    "create_directory",
+    "read_multiple_files",
 }
 
 

@@ -80,6 +80,24 @@ async def test_every_tools_results_fit_its_output_schema(ws: Path, env: dict[str
         assert (await call("read_file", file_path="gone.py"))["error"] == "not_found"
         assert (await call("read_file", file_path=app, offset="1"))["error"] == "invalid_params"
 
+        # several files; the workspace tools
+        many = await call("read_multiple_files", file_paths=["app.py", "gone.py", "n.ipynb"])
+        assert [f["ok"] for f in many["files"]] == [True, False, True], many
+        assert (await call("read_multiple_files", file_paths=[]))["error"] == "invalid_params"
+        listing = await call("list_files", depth=1, sizes=True, line_counts=True)
+        assert listing["entries"], listing
+        assert (await call("list_files", path="gone"))["error"] == "not_found"
+        for mode in ("files", "content", "count"):
+            found = await call("grep", pattern="retries", output_mode=mode, context=1)
+            assert found["ok"], found
+        assert (await call("grep", pattern="(", path="."))["error"] == "invalid_pattern"
+        assert (await call("get_file_info", file_path=app))["kind"] == "text"
+        assert (await call("get_file_info", file_path=str(ws)))["type"] == "dir"
+        assert (await call("get_file_info", file_path="gone.py"))["error"] == "not_found"
+        assert (await call("create_directory", path="empty/deep"))["created"]
+        assert (await call("create_directory", path="empty/deep"))["existed"] is True
+        assert (await call("create_directory", path="app.py"))["ok"] is False
+
         # edit, multi_edit, write: successes, dry runs, a long diff asked for, refusals
         dry = await call(
             "edit_file", file_path=app, old_string="retries = 3", new_string="r = 4", dry_run=True

@@ -44,10 +44,16 @@ def _lsp_params(command: str) -> list[str]:
 
 
 def test_every_mcp_tool_takes_every_argument_of_its_command() -> None:
+    """Every argument of a command is offered by its MCP tool, or by its tools together
+    where one command is several tools (``steadyhand.read``: one file, several files)."""
     listed = {t["name"]: t for t in tools.listed("2025-11-25")}
+    offered: dict[str, set[str]] = {}
     for name, tool in tools.TOOLS.items():
-        offered = list(listed[name]["inputSchema"]["properties"])
-        assert offered == _lsp_params(tool.command), name
+        props = list(listed[name]["inputSchema"]["properties"])
+        assert props == [p for p in _lsp_params(tool.command) if p in props], name
+        offered.setdefault(tool.command, set()).update(props)
+    for command, names_offered in offered.items():
+        assert names_offered == set(_lsp_params(command)), command
     for name in ("edit_file", "multi_edit", "write_file", "notebook_edit", "undo", "rewind"):
         assert "include_diff" in listed[name]["inputSchema"]["properties"], name
     undo = listed["undo"]["inputSchema"]
@@ -68,22 +74,30 @@ def test_a_result_of_every_error_code_fits_the_output_schema() -> None:
 def test_a_relative_path_is_made_absolute_under_every_name_a_tool_takes_it() -> None:
     """Attached to an editor's server whose first root is another, a relative path means
     this side's root whatever the argument is called: ``changes``'s ``path`` (or its
-    ``file_path``), a notebook's ``notebook_path``."""
+    ``file_path``), a notebook's ``notebook_path``, a listing's, a search's or a new
+    folder's ``path``, each of ``file_paths``."""
     for name, args, key in (
         ("changes", {"path": "src"}, "path"),
         ("changes", {"file_path": "src/a.py"}, "file_path"),
         ("notebook_edit", {"notebook_path": "n.ipynb", "cell_id": "c"}, "notebook_path"),
         ("change", {"id": "abcdef", "file_path": "a.py"}, "file_path"),
+        ("list_files", {"path": "src"}, "path"),
+        ("grep", {"pattern": "x", "path": "src"}, "path"),
+        ("create_directory", {"path": "new/dir"}, "path"),
     ):
         out = tools.absolute_paths({"name": name, "arguments": args}, "/b")
         assert out is not None, (name, key)
         assert out["arguments"][key] == os.path.join("/b", args[key])
+    several = {"name": "read_multiple_files", "arguments": {"file_paths": ["a.py", "/c/d.py", 3]}}
+    out = tools.absolute_paths(several, "/b")
+    assert out is not None
+    assert out["arguments"]["file_paths"] == [os.path.join("/b", "a.py"), "/c/d.py", 3]
 
 
 # -- the schemas against the parser ------------------------------------------------------
 
 from tests.unit.protocol import schema_samples as samples  # noqa: E402
-from tests.unit.protocol.test_tool_source import _needs_met, _taken, broken  # noqa: E402
+from tests.unit.protocol.test_tool_source import _rules_hold, _taken, broken  # noqa: E402
 
 _TOOLS = sorted(tools.TOOLS.values(), key=lambda t: t.name)
 _FEW = settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
@@ -107,7 +121,7 @@ def test_what_an_mcp_schema_accepts_the_server_accepts(
     schema = _schema(tool)
     raw = data.draw(samples.valid(schema))
     jsonschema.Draft202012Validator(schema).validate(raw)
-    if _needs_met(tool.source, raw):
+    if _rules_hold(tool.source, raw):
         _run(tool, raw)
     else:
         with pytest.raises(P.ParamsError):
@@ -146,6 +160,9 @@ _MINIMAL: dict[str, Any] = {
     "edits": [{"old_string": "a", "new_string": "b"}],
     "checkpoint": "c",
     "id": "abcdef",
+    "file_paths": ["a"],
+    "pattern": "x",
+    "path": "p",
 }
 
 

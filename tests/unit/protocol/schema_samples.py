@@ -19,11 +19,13 @@ KNOWN = {
     "required",
     "additionalProperties",
     "minimum",
+    "maximum",
     "minLength",
     "maxLength",
     "pattern",
     "enum",
     "minItems",
+    "maxItems",
     "items",
     "description",
     "default",
@@ -56,11 +58,12 @@ def valid(schema: Schema) -> st.SearchStrategy[Any]:
             return st.from_regex(schema["pattern"]).filter(lambda s: lo <= len(s) <= hi)
         return st.text(min_size=lo, max_size=hi)
     if kind == "integer":
-        return st.integers(min_value=schema.get("minimum"), max_value=2**40)
+        return st.integers(min_value=schema.get("minimum"), max_value=schema.get("maximum", 2**40))
     if kind == "boolean":
         return st.booleans()
     if kind == "array":
-        return st.lists(valid(schema["items"]), min_size=schema.get("minItems", 0), max_size=3)
+        most = min(schema.get("maxItems", 3), 3)
+        return st.lists(valid(schema["items"]), min_size=schema.get("minItems", 0), max_size=most)
     raise AssertionError(f"no generator for type {kind!r}")
 
 
@@ -90,11 +93,14 @@ def out_of_bounds(schema: Schema) -> st.SearchStrategy[Any] | None:
     options: list[st.SearchStrategy[Any]] = []
     if "minimum" in schema:
         options.append(st.integers(max_value=schema["minimum"] - 1, min_value=-(2**40)))
+    if "maximum" in schema:
+        options.append(st.integers(min_value=schema["maximum"] + 1, max_value=2**40))
     if "minLength" in schema and schema["minLength"] > 0:
         options.append(st.text(max_size=schema["minLength"] - 1))
     if "maxLength" in schema:
         hi = schema["maxLength"]
-        options.append(st.text(min_size=hi + 1, max_size=hi + 20))
+        over = st.tuples(st.text(max_size=5), st.integers(1, 10))
+        options.append(over.map(lambda t: t[0] + "x" * (hi + t[1])))
     if "enum" in schema:
         values = schema["enum"]
         options.append(st.text(max_size=10).filter(lambda v: v not in values))
@@ -102,6 +108,9 @@ def out_of_bounds(schema: Schema) -> st.SearchStrategy[Any] | None:
         options.append(st.sampled_from(["", "a", "1-2-3", "1,,2", "-3", "1234567890", "3 4"]))
     if "minItems" in schema and schema["minItems"] > 0:
         options.append(st.just([]))
+    if "maxItems" in schema:
+        n = schema["maxItems"] + 1
+        options.append(st.lists(valid(schema["items"]), min_size=n, max_size=n + 2))
     return st.one_of(options) if options else None
 
 

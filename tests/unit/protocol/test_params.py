@@ -4,6 +4,7 @@ refused naming the field, for every command's parameters."""
 from __future__ import annotations
 
 import dataclasses
+import re
 import typing
 from typing import Any
 
@@ -27,6 +28,11 @@ CLASSES = [
     P.RewindParams,
     P.ChangesParams,
     P.ChangeParams,
+    P.NotebookEditParams,
+    P.ListParams,
+    P.SearchParams,
+    P.InfoParams,
+    P.CreateDirectoryParams,
 ]
 
 _values = st.one_of(
@@ -70,11 +76,22 @@ def test_accepted_values_come_through_and_misfits_name_their_field(
         out = P.structure(cls, raw)
     except P.ParamsError as err:
         assert err.field_name is not None
+        # an item of a list of plain values is named with its place: `file_paths[0]`
+        item = re.fullmatch(r"(\w+)\[\d+\]", err.field_name)
+        if item is not None and item.group(1) in raw:
+            assert typing.get_origin(hints[item.group(1)]) is not None
+            return
         assert err.field_name in raw or err.field_name in fields
         if err.field_name in fields and err.field_name in raw:
             value = raw[err.field_name]
-            # a value of the right type is refused only by a rule on its value
-            assert not _fits(value, hints[err.field_name]) or "must be" in str(err)
+            # a value of the right type is refused only by a bound on its value, or by a
+            # condition across parameters (`file_path` or `file_paths` for read)
+            across = {r.field for r in getattr(cls, "RULES", ())}
+            assert (
+                not _fits(value, hints[err.field_name])
+                or "must be" in str(err)
+                or err.field_name in across
+            )
         return
     assert "bogus" not in raw
     for name, f in fields.items():

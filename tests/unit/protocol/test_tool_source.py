@@ -51,7 +51,32 @@ _BEFORE: dict[str, tuple[Any, str]] = {
         '"replace", "insert" or "delete"',
     ),
     "cell_type": (lambda v: v in ("code", "markdown", "raw"), '"code", "markdown" or "raw"'),
+    "file_paths": (
+        lambda v: 1 <= len(v) <= 20,
+        "a list of 1 to 20 paths (read more in further calls)",
+    ),
+    "depth": (lambda v: v >= 1, "a positive depth (1: the folder's own entries)"),
+    "pattern": (lambda v: 0 < len(v) <= 10_000, "a non-empty pattern of at most 10,000 characters"),
+    "glob": (lambda v: 0 < len(v) <= 4096, "a non-empty glob such as *.py or src/**/*.ts"),
+    "context": (lambda v: 0 <= v <= 100, "a number of lines from 0 to 100"),
+    "before": (lambda v: 0 <= v <= 100, "a number of lines from 0 to 100"),
+    "after": (lambda v: 0 <= v <= 100, "a number of lines from 0 to 100"),
 }
+#: Checks of one class's parameter made after the others (``__post_init__``), now beside
+#: the parameter like the rest: the values taken and the sentence are the same.
+_BEFORE_IN_CLASS: dict[tuple[str, str], tuple[Any, str]] = {
+    ("ListParams", "type"): (
+        lambda v: v in ("files", "folders", "all"),
+        'one of "files", "folders", "all"',
+    ),
+    ("ListParams", "sort"): (lambda v: v in ("name", "modified"), 'one of "name", "modified"'),
+    ("SearchParams", "output_mode"): (
+        # Grep's "files_with_matches" is taken for "files" before the check
+        lambda v: v in ("files", "content", "count", "files_with_matches"),
+        'one of "files", "content", "count"',
+    ),
+}
+_INTS = ("offset", "limit", "expected_replacements", "depth", "context", "before", "after")
 
 _CLASSES = sorted({t.params for t in spec.TOOLS} | {P.EditItem}, key=lambda c: c.__name__)
 
@@ -73,7 +98,9 @@ def test_every_bound_is_the_check_it_was(
 ) -> None:
     arg = P.arg_of(cls, f.name)
     assert arg is not None, f"{cls.__name__}.{f.name} says nothing to a model"
-    before = _BEFORE.get(f.name)
+    before = _BEFORE_IN_CLASS.get((cls.__name__, f.name), _BEFORE.get(f.name))
+    if (cls.__name__, f.name) == ("SearchParams", "type"):
+        before = None  # a file type: no check (ListParams' `type` is another parameter)
     assert arg.bounded is (before is not None)
     if before is None:
         return
@@ -82,16 +109,17 @@ def test_every_bound_is_the_check_it_was(
     value = data.draw(
         st.one_of(
             st.integers(-3, 3),
+            st.integers(98, 102),
             st.text(max_size=300),
             st.sampled_from(_EDGES),
             # page lists, well formed or nearly: digits (any script), blanks, commas, dashes
             st.from_regex(r"[\d\s,\-]{0,30}", fullmatch=True),
             st.from_regex(_PAGES),
         )
-        if f.name != "edits"
-        else st.lists(st.none(), max_size=2)
+        if f.name not in ("edits", "file_paths")
+        else st.lists(st.none(), max_size=25)
     )
-    if isinstance(value, int) != (f.name in ("offset", "limit", "expected_replacements")):
+    if isinstance(value, int) != (f.name in _INTS):
         return  # another type: refused before any bound
     assert arg.holds(value) == bool(check(value)), value
 
@@ -102,6 +130,18 @@ _EDGES = [
     "x" * 65,
     "x" * 256,
     "x" * 257,
+    "x" * 4096,
+    "x" * 4097,
+    "x" * 10_000,
+    "x" * 10_001,
+    "files",
+    "folders",
+    "all",
+    "name",
+    "modified",
+    "content",
+    "count",
+    "files_with_matches",
     "replace",
     "insert",
     "code",
@@ -119,7 +159,8 @@ _EDGES = [
 
 
 def test_every_command_is_described_once_and_answered() -> None:
-    assert sorted(t.command for t in spec.TOOLS) == sorted(commands.ALL_COMMANDS)
+    assert sorted(spec.BY_COMMAND) == sorted(commands.ALL_COMMANDS)
+    assert {t.command for t in spec.TOOLS} == set(spec.BY_COMMAND)
     assert set(COMMANDS) == set(commands.ALL_COMMANDS)
     for t in spec.TOOLS:
         assert COMMANDS[t.command].params is t.params
@@ -163,16 +204,16 @@ def _run_on(face: spec.Face, tool: spec.Tool, raw: dict[str, Any]) -> Any:
     return parse(COMMANDS[tool.command], raw)
 
 
-def _needs_met(tool: spec.Tool, raw: dict[str, Any]) -> bool:
-    """Whether the parameters a call needs in some cases only are there (the one rule a
-    schema does not state)."""
+def _rules_hold(tool: spec.Tool, raw: dict[str, Any]) -> bool:
+    """Whether the conditions across parameters hold (a parameter needed in some cases
+    only, two that exclude each other: what the schemas leave to the descriptions)."""
     defaults = {
         f.name: f.default
         for f in dataclasses.fields(tool.params)
         if f.default is not dataclasses.MISSING
     }
     seen = types.SimpleNamespace(**{**defaults, **raw})
-    return not any(need.missing(seen) for need in tool.needs)
+    return not any(rule.broken(seen) for rule in tool.rules)
 
 
 _FEW = settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
@@ -189,12 +230,12 @@ def test_what_the_schema_accepts_the_server_accepts(
     schema = spec.input_schema(tool, face, spec.TOOLS)
     raw = data.draw(samples.valid(schema))
     jsonschema.Draft202012Validator(schema).validate(raw)
-    if _needs_met(tool, raw):
+    if _rules_hold(tool, raw):
         _run_on(face, tool, raw)
     else:
         with pytest.raises(P.ParamsError) as info:
             _run_on(face, tool, raw)
-        assert info.value.field_name in {n.field for n in tool.needs}
+        assert info.value.field_name in {r.field for r in tool.rules}
 
 
 @pytest.mark.parametrize(
@@ -218,7 +259,11 @@ def broken(draw: st.DrawFn, schema: samples.Schema, taken: set[str]) -> tuple[An
     out of its bound, at the top or inside a list's item."""
     raw = draw(samples.valid(schema))
     target, path = schema, ""
-    items = [(k, p) for k, p in schema["properties"].items() if p["type"] == "array" and raw.get(k)]
+    items = [
+        (k, p)
+        for k, p in schema["properties"].items()
+        if p["type"] == "array" and p["items"]["type"] == "object" and raw.get(k)
+    ]
     if items and draw(st.booleans()):
         key, prop = draw(st.sampled_from(items))
         target, path = prop["items"], f"{key}[0]."
@@ -335,7 +380,8 @@ def test_the_docs_name_every_tool() -> None:
             assert f"| `{t.vscode.name}` | `{t.command}` |" in vscode, t.vscode.name
     assert emit.mcp_table() in mcp
     assert emit.vscode_table() in vscode
-    listed = re.findall(r"^\| `(\w+)` \| `steadyhand\.", mcp, re.M)
+    generated = mcp.split("<!-- the MCP tools:")[1].split("<!-- end of the MCP tools -->")[0]
+    listed = re.findall(r"^\| `(\w+)` \| `steadyhand\.", generated, re.M)
     assert listed == [t.mcp for t in spec.TOOLS if t.mcp is not None]
 
 

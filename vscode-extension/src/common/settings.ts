@@ -51,6 +51,7 @@ export const SERVER_SETTINGS: readonly ServerSettingSpec[] = [
   { name: 'imageMaxBytes', type: 'integer', default: 1048576 },
   { name: 'pdfMaxPages', type: 'integer', default: 20 },
   { name: 'maxDocumentBytes', type: 'integer', default: 67108864 },
+  { name: 'searchEngine', type: 'string', default: 'auto', values: ['auto', 'python', 'ripgrep'] },
 ];
 
 /** VS Code configuration section that holds the server settings. */

@@ -27,7 +27,7 @@ from steadyhand.protocol.spec.model import (
     params_of,
     shown_params,
 )
-from steadyhand.protocol.spec.table import TOOLS
+from steadyhand.protocol.spec.table import BY_COMMAND, TOOLS
 
 PACKAGE_JSON = Path("vscode-extension/package.json")
 GENERATED_TS = Path("vscode-extension/src/tools/generated.ts")
@@ -69,7 +69,7 @@ def server_commands() -> list[dict[str, Any]]:
     (hidden from the Command Palette, as each takes an object argument)."""
     return [
         {"command": t.command, "title": f"{t.title} (command API)", "category": "Steadyhand"}
-        for t in TOOLS
+        for t in BY_COMMAND.values()
     ]
 
 
@@ -87,7 +87,7 @@ def package_json(text: str) -> str:
     commands = [c for c in contributes["commands"] if c["command"] not in ours]
     contributes["commands"] = commands + server_commands()
     palette = contributes["menus"]["commandPalette"]
-    hidden = [{"command": t.command, "when": "false"} for t in TOOLS]
+    hidden = [{"command": t.command, "when": "false"} for t in BY_COMMAND.values()]
     contributes["menus"]["commandPalette"] = [
         m for m in palette if m["command"] not in ours
     ] + hidden
@@ -162,7 +162,7 @@ def generated_ts() -> str:
     lines += [
         "/** Every command the server advertises (each is a VS Code command too). */",
         "export const SERVER_COMMAND_NAMES: readonly string[] = [",
-        *[f"  {_ts(t.command)}," for t in TOOLS],
+        *[f"  {_ts(command)}," for command in BY_COMMAND],
         "];",
         "",
     ]

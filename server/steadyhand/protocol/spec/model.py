@@ -23,7 +23,7 @@ from typing import Any, get_type_hints
 
 from steadyhand.protocol.commands import DEFAULT_SESSION
 from steadyhand.protocol.errors import ErrorCode
-from steadyhand.protocol.params import Arg, Needs, arg_of
+from steadyhand.protocol.params import Arg, Rule, arg_of
 
 JsonSchema = dict[str, Any]
 
@@ -98,11 +98,17 @@ class Tool:
     absent: Mapping[str, str] = field(default_factory=dict)
     #: Parameters one face does not show for this tool, with the reason, by face key.
     hide: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    #: Parameters a face's schema requires though the class gives them a default (the
+    #: face leaves out the one that could stand in for them), by face key.
+    require: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: False for a second view of a command that another entry offers over LSP (a face
+    #: may split one command into tools for its models; LSP has the command once).
+    lsp: bool = True
 
     def name(self, face: Face) -> str | None:
         """The tool's name on ``face`` (None: not offered there)."""
         if face.key == "lsp":
-            return self.command
+            return self.command if self.lsp else None
         if face.key == "mcp":
             return self.mcp
         if face.key == "vscode":
@@ -122,10 +128,11 @@ class Tool:
         return "session" in fields and fields["session"].default == DEFAULT_SESSION
 
     @property
-    def needs(self) -> tuple[Needs, ...]:
-        """Parameters the call needs in some cases only (checked after the schema)."""
-        needs: tuple[Needs, ...] = getattr(self.params, "NEEDS", ())
-        return needs
+    def rules(self) -> tuple[Rule, ...]:
+        """Conditions across parameters (a parameter needed in some cases only, two that
+        exclude each other), which the schemas leave to the descriptions."""
+        rules: tuple[Rule, ...] = getattr(self.params, "RULES", ())
+        return rules
 
     @property
     def aliases(self) -> Mapping[str, str]:
@@ -145,8 +152,14 @@ class Param:
     default: Any
 
 
-def params_of(cls: type[Any], face: Face, hide: Mapping[str, str] | None = None) -> list[Param]:
-    """The parameters of ``cls`` that ``face`` shows, in declaration order."""
+def params_of(
+    cls: type[Any],
+    face: Face,
+    hide: Mapping[str, str] | None = None,
+    require: tuple[str, ...] = (),
+) -> list[Param]:
+    """The parameters of ``cls`` that ``face`` shows, in declaration order; ``require``:
+    those it requires though they have a default."""
     hints = get_type_hints(cls)
     out = []
     for f in dataclasses.fields(cls):
@@ -157,12 +170,13 @@ def params_of(cls: type[Any], face: Face, hide: Mapping[str, str] | None = None)
             raise TypeError(f"{cls.__name__}.{f.name} has no Arg: say what it means to a model")
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         default = None if required else f.default
+        required = required or f.name in require
         out.append(Param(f.name, arg, hints[f.name], required, default))
     return out
 
 
 def shown_params(tool: Tool, face: Face) -> list[Param]:
-    return params_of(tool.params, face, tool.hide.get(face.key))
+    return params_of(tool.params, face, tool.hide.get(face.key), tool.require.get(face.key, ()))
 
 
 class _Names(dict[str, str]):
@@ -211,8 +225,17 @@ def json_type(tp: Any) -> str:
     raise TypeError(f"no JSON type for {tp!r}")
 
 
-def item_class(tp: Any) -> type[Any]:
+def item_type(tp: Any) -> Any:
+    """The type of a list parameter's items."""
+    if typing.get_origin(tp) in (types.UnionType, typing.Union):
+        (tp,) = [a for a in typing.get_args(tp) if a is not type(None)]
     (item,) = typing.get_args(tp)
+    return item
+
+
+def item_class(tp: Any) -> type[Any]:
+    """The class of a list parameter's items, objects with named fields."""
+    item = item_type(tp)
     if not (dataclasses.is_dataclass(item) and isinstance(item, type)):
         raise TypeError(f"list items are objects with named fields, not {item!r}")
     return item
@@ -223,7 +246,11 @@ def param_schema(p: Param, face: Face, tools: typing.Iterable[Tool]) -> JsonSche
     tools = list(tools)
     schema: JsonSchema = {"type": json_type(p.hint), **p.arg.schema()}
     if schema["type"] == "array":
-        schema["items"] = object_schema(params_of(item_class(p.hint), face), face, tools)
+        item = item_type(p.hint)
+        if dataclasses.is_dataclass(item):
+            schema["items"] = object_schema(params_of(item_class(p.hint), face), face, tools)
+        else:
+            schema["items"] = {"type": json_type(item)}
     if p.name in face.max_length:
         bound, _why = face.max_length[p.name]
         schema["maxLength"] = min(schema.get("maxLength", bound), bound)
@@ -245,9 +272,9 @@ def object_schema(params: list[Param], face: Face, tools: typing.Iterable[Tool])
 
 def input_schema(tool: Tool, face: Face, tools: typing.Iterable[Tool]) -> JsonSchema:
     """The JSON Schema of the tool's arguments on ``face``: every parameter the face
-    shows, with its type and bound; unknown keys refused. What it cannot say: parameters
-    needed in some cases only (``Tool.needs``, stated in the descriptions), aliases, and
-    that the server takes ``null`` for a parameter left out."""
+    shows, with its type and bound; unknown keys refused. What it cannot say: conditions
+    across parameters (``Tool.rules``, stated in the descriptions), aliases, and that the
+    server takes ``null`` for a parameter left out."""
     return object_schema(shown_params(tool, face), face, tools)
 
 

@@ -19,14 +19,18 @@ from steadyhand.protocol.params import (
     ChangesParams,
     CheckpointParams,
     CloseParams,
+    CreateDirectoryParams,
     EditParams,
     ForkParams,
     HistoryParams,
+    InfoParams,
+    ListParams,
     MultiEditParams,
     NotebookEditParams,
     PingParams,
     ReadParams,
     RewindParams,
+    SearchParams,
     UndoParams,
     WriteParams,
 )
@@ -92,6 +96,15 @@ _CHANGE_REFUSAL: dict[str, JsonSchema] = {
 }
 
 _INVALID = {"field": _f(_S, "invalid_params: the parameter that does not fit.")}
+
+_ONE_SHAPE = (
+    "read_multiple_files takes several files: each tool's schema then requires what it "
+    "needs, as a schema cannot say 'file_path or file_paths' in a form every host accepts"
+)
+_VSCODE_HAS_ITS_OWN = (
+    "agent mode in VS Code has tools of its own that list, search and describe the "
+    "workspace and make folders; a second set would cost each request its descriptions"
+)
 
 _EDITS_ERRORS = (
     "Errors and what to do: not_read (read the file first), stale (the file changed since "
@@ -184,14 +197,59 @@ READ = Tool(
         "unsaved text is what the agent sees.",
     ),
     hide={
+        "mcp": {"file_paths": _ONE_SHAPE},
         "vscode": {
             "include_images": (
                 "the tool's result is text (the VS Code API the extension is built for has "
                 "no data parts in tool results), so an image output would never reach the "
                 "model"
-            )
+            ),
+            "file_paths": (
+                "a model in agent mode reads several files with several calls, which it "
+                "makes at once; one file per call keeps what the user sees of a call about "
+                "one file"
+            ),
+        },
+    },
+    require={"mcp": ("file_path",), "vscode": ("file_path",)},
+)
+
+READ_MANY = Tool(
+    key="read_many",
+    command=names.READ,
+    params=ReadParams,
+    title="Read Several Files",
+    description=(
+        "Reads several files in one call (at most 20), each as {read} reads it, so each "
+        "counts as read for editing. The message shows each file under a `==> path <==` "
+        "line; `files` holds each file's own result, with its own ok and error (a missing "
+        "file does not stop the others). offset and limit apply to every file. One answer "
+        "holds at most as much text as one {read}: a file that does not fit is not read and "
+        "says so; read it with {read}."
+    ),
+    hints=READ_ONLY,
+    result={
+        "files": _f(_A, "Each file's result: {ok, path, error?, message?, ...}."),
+        "images": _f(_A, "Images read (also given as image content)."),
+        **_INVALID,
+    },
+    mcp="read_multiple_files",
+    lsp=False,
+    absent={
+        "lsp": "it is steadyhand.read with file_paths: over LSP the command takes both shapes",
+        "vscode": (
+            "a model in agent mode reads several files with several calls to the read tool, "
+            "which it makes at once"
+        ),
+    },
+    hide={
+        "mcp": {
+            "file_path": "read_file reads one file",
+            "pages": "a PDF's pages are read with read_file, one PDF at a time",
+            "include_images": "a notebook's images are read with read_file, one at a time",
         }
     },
+    require={"mcp": ("file_paths",)},
 )
 
 EDIT = Tool(
@@ -364,6 +422,134 @@ NOTEBOOK_EDIT = Tool(
         ("files", "edit", "notebook", "steadyhand"),
         "Replace, insert or delete one cell of a Jupyter notebook the agent has read.",
     ),
+)
+
+LIST = Tool(
+    key="list",
+    command=names.LIST,
+    params=ListParams,
+    title="List Files and Folders",
+    description=(
+        "Lists the files and folders of the workspace: a folder's entries, a directory tree, "
+        "the files whose path matches a glob, or the most recently changed files. Without "
+        "path it lists every workspace root (the `roots` field names them: the folders you "
+        "may work in). pattern is a glob: `**/*.py`, `src/**/*.{{ts,tsx}}`; one without `/` "
+        "matches names at any depth. depth limits how deep it goes (1: the folder's own "
+        "entries); with depth and no pattern the message is an indented tree, a good "
+        "overview at depth 2 or 3. sort `modified` lists the newest first. type: `files`, "
+        "`folders` or `all` (default: files with a pattern, else all). sizes adds byte sizes "
+        "and modification times, line_counts the lines of each text file. It follows "
+        ".gitignore, .ignore and git's global excludes (include_ignored lists those entries "
+        "too), never lists denied paths or inside .git, and never follows symbolic links. "
+        "Paths are relative to the first workspace root: pass them to {read} as they are. "
+        "At most `limit` entries (default 200); the answer says how many more there are. "
+        "Errors: not_found (the message suggests close names), invalid_pattern, "
+        "outside_workspace and denied (do not retry)."
+    ),
+    hints=READ_ONLY,
+    result={
+        "entries": _f(
+            _A, "The entries: {path, type (file, dir, link, other), size?, lines?, modified?}."
+        ),
+        "entries_more": _f(_I, "Entries found past the limit, not listed."),
+        "total": _f(_I, "All the entries that match (only when the whole folder was looked at)."),
+        "cut": _f(_S, "Why entries were left out: limit, bytes, time or entries."),
+        "roots": _f(_A, "The workspace roots (when no path was given)."),
+        **_INVALID,
+    },
+    mcp="list_files",
+    absent={"vscode": _VSCODE_HAS_ITS_OWN},
+)
+
+SEARCH = Tool(
+    key="search",
+    command=names.SEARCH,
+    params=SearchParams,
+    title="Search File Contents",
+    description=(
+        "Searches the contents of files for a regular expression (Python syntax, run by "
+        "ripgrep where it is installed), or for the text as written with literal: true. It "
+        "follows .gitignore as ripgrep does and skips binary files and .git. Files open in "
+        "the user's editor are searched as the editor holds them, unsaved changes included. "
+        "output_mode: `files` (default: the paths of the files that match), `content` (the "
+        "matching lines as `path:line:text`; with context, before or after, the lines around "
+        "them as `path-line-text` and `--` between groups), or `count` (matching lines per "
+        "file). Narrow it with path (a folder or one file), glob (`*.py`, `src/**/*.ts`, "
+        "`!*.min.js` to leave files out) or type (py, js, ts, go, rust, java, c, cpp, md, "
+        "json, yaml, sh, ...). multiline: true lets a match span lines. At most `limit` "
+        "files or lines (default 200); a search runs at most 10 seconds, and the answer says "
+        "what was left out. A search is not a read: read a file with {read} before you edit "
+        "it. Errors: invalid_pattern (fix the regular expression, or pass literal: true), "
+        "not_found, outside_workspace and denied (do not retry)."
+    ),
+    hints=READ_ONLY,
+    result={
+        "files": _f(_A, "output_mode files: the paths of the files that match."),
+        "matches": _f(_A, "output_mode content: the matching lines shown, {path, line, text}."),
+        "counts": _f(_A, "output_mode count: {path, count} per file."),
+        "total_files": _f(_I, "Files that match."),
+        "total_matches": _f(_I, "Matching lines (content and count modes)."),
+        "engine": _f(_S, "What searched the files on disk: ripgrep or python."),
+        "truncated": _f(_B, "Whether something was left out (see cut)."),
+        "cut": _f(_S, "Why: limit, bytes, time, results or entries."),
+        **_INVALID,
+    },
+    mcp="grep",
+    absent={"vscode": _VSCODE_HAS_ITS_OWN},
+)
+
+INFO = Tool(
+    key="info",
+    command=names.INFO,
+    params=InfoParams,
+    title="Get File Info",
+    description=(
+        "Describes a file or folder without reading its content into the conversation. A "
+        "file: its kind (text, binary, image, pdf, notebook), size in bytes, number of "
+        "lines, encoding, line endings, when it last changed, and whether it is open in the "
+        "user's editor and has unsaved changes there (the lines are then counted in the "
+        "editor's text). A folder: its number of entries. It does not count as a read: read "
+        "the file with {read} before editing it. Errors: not_found, outside_workspace and "
+        "denied (do not retry)."
+    ),
+    hints=READ_ONLY,
+    result={
+        "type": _f(_S, "file or dir."),
+        "kind": _f(_S, "text, binary, image, pdf or notebook."),
+        "size": _f(_I, "Bytes."),
+        "lines": _f(_I, "Lines (of the editor's text when it is open)."),
+        "encoding": _f(_S, "A text file's encoding."),
+        "line_ending": _f(_S, '"lf", "crlf", "cr", "mixed" or "none".'),
+        "modified": _f(_S, "When it last changed (UTC, ISO 8601)."),
+        "open": _f(_B, "Whether the editor has it open."),
+        "unsaved": _f(_B, "Whether the editor's text differs from the disk."),
+        "entries": _f(_I, "A folder's number of entries."),
+        **_INVALID,
+    },
+    mcp="get_file_info",
+    absent={"vscode": _VSCODE_HAS_ITS_OWN},
+)
+
+CREATE_DIRECTORY = Tool(
+    key="create_directory",
+    command=names.CREATE_DIRECTORY,
+    params=CreateDirectoryParams,
+    title="Create Folder",
+    description=(
+        "Creates a folder and any missing folders above it (as `mkdir -p`). A folder that "
+        "already exists is fine: nothing changes. {write} creates missing folders by itself, "
+        "so this is for a folder meant to stay empty for now. Errors: invalid_path (a file "
+        "is in the way: pick another name), protected (such as inside .git), read_only, "
+        "outside_workspace and denied (do not retry), io_error."
+    ),
+    hints=Hints(idempotent=True),
+    result={
+        "created": _f(_A, "The folders made, the outermost first."),
+        "existed": _f(_B, "Whether the folder was already there."),
+        **_INVALID,
+    },
+    mcp="create_directory",
+    absent={"vscode": _VSCODE_HAS_ITS_OWN},
 )
 
 _NOT_LM_HISTORY = (
@@ -627,10 +813,15 @@ CHANGE = Tool(
 #: Every command, in the order faces list them.
 TOOLS: tuple[Tool, ...] = (
     READ,
+    READ_MANY,
     EDIT,
     MULTI_EDIT,
     WRITE,
     NOTEBOOK_EDIT,
+    LIST,
+    SEARCH,
+    INFO,
+    CREATE_DIRECTORY,
     HISTORY,
     UNDO,
     CHECKPOINT,
@@ -642,4 +833,5 @@ TOOLS: tuple[Tool, ...] = (
     PING,
 )
 
-BY_COMMAND: dict[str, Tool] = {t.command: t for t in TOOLS}
+#: Each command's entry as LSP has it (one per command; a face may split one into tools).
+BY_COMMAND: dict[str, Tool] = {t.command: t for t in TOOLS if t.lsp}
