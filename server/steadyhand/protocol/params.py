@@ -168,10 +168,7 @@ def _path(doc: str, **bounds: Any) -> Arg:
 
 
 def _file(what: str = "the file") -> Arg:
-    return _path(
-        f"Absolute path of {what} (a path relative to the first workspace folder, `~/…` or "
-        "a `file://` URI also work)."
-    )
+    return _path(f"Absolute path of {what} (or relative to the first workspace folder).")
 
 
 _NAME = "a non-empty name of at most 256 characters"
@@ -183,7 +180,7 @@ _FILTER_SESSION = Arg(
     max_length=256,
     what=_NAME,
 )
-_DRY_RUN = Arg("Run every check and return the diff without changing the file (default false).")
+_DRY_RUN = Arg("Run every check and return the diff without changing the file.")
 _INCLUDE_DIFF = Arg(
     "Return the whole diff even when it is long (by default a long diff is left out and "
     "the result says which lines changed)."
@@ -194,7 +191,7 @@ _EXPECTED = Arg(
     minimum=1,
     what="a positive number of replacements",
 )
-_REPLACE_ALL = Arg("Replace every occurrence of old_string (default false).")
+_REPLACE_ALL = Arg("Replace every occurrence of old_string.")
 _OLD = Arg(
     "The exact text to replace, as the file holds it (indentation included, without the "
     "line-number prefixes of the read output). It must occur exactly once unless "
@@ -214,13 +211,7 @@ _PAGES = r"^\s*\d{1,9}\s*(?:-\s*\d{0,9}\s*)?(?:,\s*\d{1,9}\s*(?:-\s*\d{0,9}\s*)?
 
 @dataclass(frozen=True, slots=True)
 class ReadParams:
-    file_path: Annotated[
-        str,
-        _path(
-            "Absolute path of the file to read (a path relative to the first workspace "
-            "folder, `~/…` or a `file://` URI also work); needed unless file_paths is given."
-        ),
-    ] = ""
+    file_path: Annotated[str, _file("the file to read")] = ""
     offset: Annotated[
         int | None,
         Arg(
@@ -251,9 +242,7 @@ class ReadParams:
         ),
     ] = None
     #: Notebooks: deliver image outputs (base64, downscaled) instead of summarizing them.
-    include_images: Annotated[bool, Arg("Notebooks only: {notebook_images} (default false).")] = (
-        False
-    )
+    include_images: Annotated[bool, Arg("Notebooks only: {notebook_images}.")] = False
     #: Several files to read in one call, each as ``file_path`` would be.
     file_paths: Annotated[
         list[str] | None,
@@ -301,9 +290,7 @@ def _one_of(values: tuple[str, ...]) -> str:
 
 _PATTERN = "a non-empty pattern of at most 10,000 characters"
 _CONTEXT = "a number of lines from 0 to 100"
-_INCLUDE_IGNORED = Arg(
-    "Also what .gitignore, .ignore and git's global excludes leave out (default false)."
-)
+_INCLUDE_IGNORED = Arg("Also what .gitignore, .ignore and git's global excludes leave out.")
 
 
 def _tree_path(what: str) -> Arg:
@@ -365,13 +352,9 @@ class ListParams:
     ] = "name"
     limit: Annotated[int | None, _limit("entries")] = None
     #: Each file's size in bytes (and when it last changed).
-    sizes: Annotated[
-        bool, Arg("Give each file's size in bytes and when it last changed (default false).")
-    ] = False
+    sizes: Annotated[bool, Arg("Give each file's size in bytes and when it last changed.")] = False
     #: Each text file's number of lines.
-    line_counts: Annotated[bool, Arg("Give each text file's number of lines (default false).")] = (
-        False
-    )
+    line_counts: Annotated[bool, Arg("Give each text file's number of lines.")] = False
     #: List what ``.gitignore``, ``.ignore`` and the global excludes leave out as well.
     include_ignored: Annotated[bool, _INCLUDE_IGNORED] = False
     session: Annotated[str, _OWN_SESSION] = DEFAULT_SESSION
@@ -412,11 +395,11 @@ class SearchParams:
     literal: Annotated[
         bool, Arg("Search for the pattern as plain text, not a regular expression.")
     ] = False
-    case_insensitive: Annotated[bool, Arg("Ignore case (default false).")] = False
+    case_insensitive: Annotated[bool, Arg("Ignore case.")] = False
     #: Let a match span lines (``.`` does not match a line break either way).
-    multiline: Annotated[
-        bool, Arg("Let a match span lines (`.` still matches no line break; default false).")
-    ] = False
+    multiline: Annotated[bool, Arg("Let a match span lines (`.` still matches no line break).")] = (
+        False
+    )
     #: "files" (the files that match), "content" (the matching lines) or "count".
     output_mode: Annotated[
         str,
@@ -605,7 +588,7 @@ class WriteParams:
     content: Annotated[str, Arg("The complete new content of the file, written exactly as given.")]
     session: Annotated[str, _OWN_SESSION] = DEFAULT_SESSION
     dry_run: Annotated[
-        bool, Arg("Run every check and report what would change without writing (default false).")
+        bool, Arg("Run every check and report what would change without writing.")
     ] = False
     #: The whole diff in the result even when it is long (by default a long diff is
     #: left out and the result says which lines changed).
@@ -635,10 +618,7 @@ class ForkParams:
     #: The new session may read but every change it asks for is refused (``read_only``).
     read_only: Annotated[
         bool,
-        Arg(
-            "The new session may read, and every change it asks for is refused with "
-            "read_only (default false)."
-        ),
+        Arg("The new session may read, and every change it asks for is refused with read_only."),
     ] = False
 
     #: Other spellings accepted for a parameter (the snake_case name is canonical).
@@ -706,7 +686,7 @@ class UndoParams:
         bool,
         Arg(
             "Restore even though the file changed since Steadyhand wrote it (that newer "
-            "content is kept in history too; default false)."
+            "content is kept in history too)."
         ),
     ] = False
     #: The whole diff in the result even when it is long (by default a long diff is

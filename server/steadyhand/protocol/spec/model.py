@@ -254,7 +254,7 @@ def param_schema(p: Param, face: Face, tools: typing.Iterable[Tool]) -> JsonSche
     if p.name in face.max_length:
         bound, _why = face.max_length[p.name]
         schema["maxLength"] = min(schema.get("maxLength", bound), bound)
-    if p.default is not None and p.name != "session":
+    if p.default is not None and p.name != "session" and not p.required:
         schema["default"] = p.default
     schema["description"] = fill(p.arg.doc, face, tools)
     return schema
