@@ -3,7 +3,7 @@
 :class:`HistoryWorld` wraps whatever world the server uses; every change any tool sends
 through ``ctx.world.apply`` (edit, write, undo, rewind, and tools added later) has the
 file's previous content saved before it is delegated, and is entered in the index once
-it succeeded. Deleting a file (an undo of a creation) goes through :func:`delete_via`.
+it succeeded. Deleting a file (an undo of a creation) is kept and recorded the same way.
 
 An undo or a rewind may replace content that exists nowhere else (a forced undo over the
 user's newer work): such a change is refused, the file untouched, when that content
@@ -21,7 +21,6 @@ import time
 from collections.abc import Sequence
 from typing import TypeVar
 
-from steadyhand.apply.disk import delete_from_disk
 from steadyhand.context import ToolContext, WorldLayer
 from steadyhand.documents.snapshot import Snapshot, from_disk
 from steadyhand.fs.state_dir import state_dir
@@ -33,7 +32,7 @@ from steadyhand.text.diff import splices_diff, stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
 from steadyhand.text.lines import count_lines
 from steadyhand.text.splices import Splice, apply_splices
-from steadyhand.world import Applied, Change, World
+from steadyhand.world import Applied, Change
 
 log = logging.getLogger(__name__)
 
@@ -273,7 +272,7 @@ class HistoryWorld(WorldLayer):
     async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
         history = self.ctx.history
         if history is None:
-            return await delete_via(self.inner, self.ctx, path, before, tool=tool, session=session)
+            return await self.inner.delete(path, before, tool=tool, session=session)
         store = history.for_path(path)
         # A deletion always replaces content: it is refused unless that content is kept.
         key, _ = await _keep(store, before, tool=tool, required=True)
@@ -290,7 +289,7 @@ class HistoryWorld(WorldLayer):
         session: str,
     ) -> Applied:
         label = _disk_label(before, links_ok=self.ctx.roots.allow_hard_links)  # still there
-        applied = await delete_via(self.inner, self.ctx, path, before, tool=tool, session=session)
+        applied = await self.inner.delete(path, before, tool=tool, session=session)
         _record(
             store,
             path,
@@ -305,44 +304,9 @@ class HistoryWorld(WorldLayer):
         return Applied(applied.via, applied.snapshot, applied.on_disk)
 
 
-async def delete_via(
-    world: World, ctx: ToolContext, path: str, before: Snapshot, *, tool: str, session: str
-) -> Applied:
-    """Delete ``path`` through ``world`` if it can delete, else from disk.
-
-    A world that knows about open documents provides ``delete`` itself; the fallback
-    refuses to delete a file that is open in the editor, since the editor would keep it.
-    """
-    deleter = getattr(world, "delete", None)
-    if deleter is not None:
-        result: Applied = await deleter(path, before, tool=tool, session=session)
-        return result
-    if world.current(path) is not None:
-        raise ToolError(
-            ErrorCode.EDIT_REJECTED,
-            f"{path} is open in the editor, which would keep it alive after a delete, so it "
-            "was left as it is. Ask the user to close it, then retry.",
-            path=path,
-        )
-    return delete_from_disk(
-        path, before, ctx.syscalls, fsync=ctx.settings.fsync, links_ok=ctx.roots.allow_hard_links
-    )
-
-
-def unwrap(world: World) -> World:
-    """The innermost world under any wrappers (``inner`` attributes)."""
-    while True:
-        inner = getattr(world, "inner", None)
-        if inner is None:
-            return world
-        world = inner
-
-
 __all__ = [
     "MUST_KEEP",
     "HistoryWorld",
     "configure",
-    "delete_via",
     "encoding_from_label",
-    "unwrap",
 ]

@@ -49,6 +49,7 @@ from steadyhand.fs.syscalls import (
 )
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import streaming_hasher
+from steadyhand.system.process import alive
 
 log = logging.getLogger(__name__)
 
@@ -699,15 +700,7 @@ def _put_back(dfd: int, name: str, tmp: str, ino: int) -> tuple[str | None, bool
 
 
 def _pid_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return pid == os.getpid() or alive(pid)
 
 
 def clean_stale_temps(folder: str, *, min_age_s: float = 0.0) -> list[str]:

@@ -41,7 +41,7 @@ from typing import Any
 from steadyhand import __version__
 from steadyhand.context import ToolContext
 from steadyhand.fs.checked_open import open_regular
-from steadyhand.mcp import protocol as rpc
+from steadyhand.mcp import jsonrpc as rpc
 from steadyhand.runtime.wire import loads
 from steadyhand.system import local_socket, runtime_dir
 from steadyhand.system.process import alive

@@ -220,14 +220,14 @@ async def call_tool(ctx: ToolContext, params: Any, base_session: str) -> dict[st
 def params_error(tool: str, exc: ParamsError) -> dict[str, Any]:
     """A tool error for arguments that do not fit: it names the field and the fix."""
     text = f"{exc} Fix the arguments and call {tool} again."
-    result: dict[str, Any] = {"ok": False, "error": INVALID_PARAMS, "message": text}
-    if exc.field_name is not None:
-        result["field"] = exc.field_name
-    return {
-        "content": [{"type": "text", "text": text}],
-        "structuredContent": result,
-        "isError": True,
-    }
+    fields = {"field": exc.field_name} if exc.field_name is not None else {}
+    return tool_error(INVALID_PARAMS, text, **fields)
+
+
+def tool_error(error: str, text: str, **fields: Any) -> dict[str, Any]:
+    """The ``CallToolResult`` of a call refused before any command ran: ``error`` its
+    code, ``text`` the sentence for the model."""
+    return shaped({"ok": False, "error": error, "message": text, **fields})
 
 
 def shaped(result: dict[str, Any]) -> dict[str, Any]:

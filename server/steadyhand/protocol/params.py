@@ -135,11 +135,6 @@ class Rule:
     message: Callable[[Any], str]
     #: The case in words, for a model ("unless id is given").
     case: str = ""
-    #: Judged on the arguments as given (one left out is None), by :func:`structure`,
-    #: rather than on the parameters with their defaults: for a parameter whose default
-    #: is a value a caller may also give (``file_path: ""``, which is an invalid path when
-    #: given and "not given" when left out).
-    given: bool = False
 
 
 def needs(
@@ -149,7 +144,6 @@ def needs(
     *,
     empty_counts: bool = False,
     case: str = "",
-    given: bool = False,
 ) -> Rule:
     """``field`` must be given when ``when`` holds: missing is None (or, with
     ``empty_counts``, empty too)."""
@@ -159,15 +153,13 @@ def needs(
         return (value is None or (empty_counts and not value)) and when(p)
 
     say = message if callable(message) else (lambda p: message)
-    return Rule(field, broken, say, case, given)
+    return Rule(field, broken, say, case)
 
 
-def check_rules(params: Any, rules: tuple[Rule, ...] | None = None, *, given: bool = False) -> None:
-    """Refuse ``params`` if a condition of ``rules`` (default: its class's ``RULES``) is
-    broken: those judged on the parameters (in ``__post_init__``), or with ``given`` those
-    judged on the arguments as given (``params``: each parameter, None when left out)."""
-    for rule in getattr(type(params), "RULES", ()) if rules is None else rules:
-        if rule.given == given and rule.broken(params):
+def check_rules(params: Any) -> None:
+    """Refuse ``params`` if a condition its class states (``RULES``) is broken."""
+    for rule in getattr(type(params), "RULES", ()):
+        if rule.broken(params):
             raise ParamsError(rule.message(params), rule.field)
 
 
@@ -219,7 +211,8 @@ _PAGES = r"^\s*\d{1,9}\s*(?:-\s*\d{0,9}\s*)?(?:,\s*\d{1,9}\s*(?:-\s*\d{0,9}\s*)?
 
 @dataclass(frozen=True, slots=True)
 class ReadParams:
-    file_path: Annotated[str, _file("the file to read")] = ""
+    #: The file to read (required unless ``file_paths`` is given).
+    file_path: Annotated[str | None, _file("the file to read")] = None
     offset: Annotated[
         int | None,
         Arg(
@@ -263,25 +256,24 @@ class ReadParams:
         ),
     ] = None
 
-    #: Judged on what was given: an empty ``file_path`` given is an invalid path (the
-    #: tool says so), one left out is a missing parameter.
     RULES: ClassVar[tuple[Rule, ...]] = (
         needs(
             "file_path",
             lambda p: p.file_paths is None,
-            "Missing required parameter `file_path` (a string), or `file_paths` (a list of "
-            "paths, to read several files at once).",
+            "Missing required parameter: `file_path` must be a string (the file to read), "
+            "or `file_paths` a list of paths (to read several files at once).",
             case="unless file_paths is given",
-            given=True,
         ),
         Rule(
             "file_paths",
-            lambda p: p.file_paths is not None and bool(p.file_path),
+            lambda p: p.file_paths is not None and p.file_path is not None,
             lambda p: "Pass `file_path` (one file) or `file_paths` (several), not both.",
             case="not with file_path",
-            given=True,
         ),
     )
+
+    def __post_init__(self) -> None:
+        check_rules(self)
 
 
 #: Kinds of entries ``list`` answers: ``type`` names one of these.
@@ -1002,10 +994,6 @@ def structure(cls: type[P], raw: Any, *, where: str = "the arguments") -> P:
         if f.rule is not None and value is not None and not f.rule.holds(value):
             raise ParamsError(f"`{f.name}` must be {f.rule.what}.", f.name)
         values[f.name] = value
-    rules: tuple[Rule, ...] = getattr(cls, "RULES", ())
-    if any(r.given for r in rules):
-        as_given = types.SimpleNamespace(**{f.name: values.get(f.name) for f in shape.fields})
-        check_rules(as_given, rules, given=True)
     return cls(**values)
 
 

@@ -12,12 +12,11 @@ A cancelled rewind still finishes (or rolls back) before the cancellation is ans
 from __future__ import annotations
 
 import itertools
-from contextlib import AsyncExitStack
 from dataclasses import dataclass
 
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot
-from steadyhand.guards.protected import is_read_only, protected_pattern
+from steadyhand.guards.protected import is_read_only
 from steadyhand.guards.syntax import syntax_clause, syntax_fields, syntax_summary
 from steadyhand.history.store import Checkpoint, Owner, Version, owner_of
 from steadyhand.history.stores import History
@@ -28,11 +27,12 @@ from steadyhand.protocol.results import Result, success
 from steadyhand.runtime.tasks import run_to_end
 from steadyhand.text.diff import changed_ranges, whole_diff
 from steadyhand.text.lines import count_lines, to_view
-from steadyhand.tools.mutation import remove
+from steadyhand.tools.mutation import Target, open_each, remove
 from steadyhand.tools.records import CHANGED_RANGES_MAX, diff_fields, omitted_note, short_diff
 from steadyhand.tools.versions import (
     DIFF_MAX_CHARS,
     clock,
+    content_of,
     current_content,
     holds,
     iso,
@@ -116,6 +116,10 @@ def _find(ctx: ToolContext, store: History, p: RewindParams) -> Checkpoint:
     return found[0]
 
 
+#: Why a file that history recorded may not be changed now (``agents may not change it now``).
+_NOT_NOW = (ErrorCode.DENIED, ErrorCode.OUTSIDE_WORKSPACE, ErrorCode.INVALID_PATH)
+
+
 def _mine(changes: list[Version], who: Owner) -> set[str]:
     return {v.path for v in changes if who.made(v)}
 
@@ -134,16 +138,14 @@ def _changes(store: History, cp: Checkpoint, session: str) -> list[Version]:
     return changes
 
 
-def _plan_file(
-    ctx: ToolContext, store: History, who: Owner, path: str, changes: list[Version]
-) -> _Plan | str:
+def _plan_file(store: History, who: Owner, target: Target, changes: list[Version]) -> _Plan | str:
     """What to do for one file, or why it is skipped."""
-    try:  # the rules of today apply: confinement, deny globs, links swapped in since
-        if ctx.resolve(path).path != path:
-            return "its path now leads elsewhere (through a symbolic link)"
-    except ToolError as err:
-        if err.code in (ErrorCode.DENIED, ErrorCode.OUTSIDE_WORKSPACE, ErrorCode.INVALID_PATH):
-            return f"agents may not change it now ({err.code})"
+    path = target.path
+    refused = target.refused  # the rules of today: confinement, deny globs, links since
+    if target.moved:
+        return "its path now leads elsewhere (through a symbolic link)"
+    if refused is not None and refused.code in _NOT_NOW:
+        return f"agents may not change it now ({refused.code})"
     others = list(dict.fromkeys(owner_of(v) for v in changes if not who.made(v)))
     if others:
         names = ", ".join(
@@ -157,7 +159,7 @@ def _plan_file(
             return "it was changed outside Steadyhand between this session's changes"
     last = changes[-1]
     try:
-        now = current_content(ctx, path, left_by=last)
+        now = content_of(target, left_by=last)
     except ToolError as err:
         return f"it is now {not_text(err)}, which cannot be kept in history"
     if not untouched(last, now):
@@ -195,9 +197,7 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
             unchanged=[],
             not_on_disk=[],
         )
-    async with AsyncExitStack() as stack:
-        for path in sorted(locked):
-            await stack.enter_async_context(ctx.locks.hold(path))
+    async with open_each(ctx, locked, p.session, "rewind") as targets:
         refresh(store)
         # While the locks were awaited, another server sharing the store may have
         # compacted the index, which moves every entry: find the checkpoint again.
@@ -210,7 +210,8 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
                 reason = "the session changed it while the rewind began; call rewind again"
                 skipped.append({"path": path, "reason": reason})
                 continue
-            outcome = _plan_file(ctx, store, who, path, [v for v in changes if v.path == path])
+            target = targets[path]
+            outcome = _plan_file(store, who, target, [v for v in changes if v.path == path])
             if isinstance(outcome, str):
                 skipped.append({"path": path, "reason": outcome})
                 continue
@@ -219,8 +220,9 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
             ):
                 unchanged.append(path)
                 continue
-            pattern = protected_pattern(ctx, path)
-            if pattern is not None:
+            refused = target.refused
+            if refused is not None and refused.code == ErrorCode.PROTECTED:
+                pattern = refused.fields.get("pattern")
                 skipped.append({"path": path, "reason": f"it is protected ({pattern!r})"})
                 continue
             plans.append(outcome)

@@ -12,7 +12,6 @@ import asyncio
 import stat
 
 from steadyhand.context import ToolContext
-from steadyhand.fs.atomic import make_folders
 from steadyhand.guards.protected import check_writable
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.lists import list_fields, named
@@ -29,9 +28,7 @@ async def create_directory(ctx: ToolContext, p: CreateDirectoryParams) -> Result
         return _existing(rp.path, rp.stat.st_mode)
     check_writable(ctx, rp.path, p.session)
     try:
-        made = await asyncio.to_thread(
-            make_folders, rp.path, ctx.syscalls, fsync=ctx.settings.fsync
-        )
+        made = await asyncio.to_thread(ctx.world.make_folders, rp.path)
     except FileExistsError:
         # Made by someone else meanwhile (or a file put there): judge what is there now.
         now = rp.status(again=True)

@@ -97,7 +97,7 @@ async def _read_one(ctx: ToolContext, p: ReadParams) -> Result:
         return failure(
             ToolError(
                 ErrorCode.IO_ERROR,
-                f"Steadyhand failed unexpectedly reading {shown_path(p.file_path)} "
+                f"Steadyhand failed unexpectedly reading {shown_path(p.file_path or '')} "
                 f"({type(exc).__name__}: {exc}). Retry once; if it fails again, tell the user.",
             ),
             p.file_path,

@@ -24,6 +24,7 @@ from steadyhand.tools import changes as changes_tools
 from steadyhand.tools import checkpoint as checkpoint_tools
 from steadyhand.tools import create_directory as mkdir_tool
 from steadyhand.tools import edit as edit_tool
+from steadyhand.tools import history as history_tools
 from steadyhand.tools import info as info_tool
 from steadyhand.tools import listing as list_tool
 from steadyhand.tools import multi_edit as multi_edit_tool
@@ -60,8 +61,8 @@ _ANSWERS: dict[str, ToolFn] = {
     names.NOTEBOOK_EDIT: notebook_tool.notebook_edit,
     names.SESSION_FORK: session_tools.fork,
     names.SESSION_CLOSE: session_tools.close,
-    names.HISTORY: undo_tools.history,
-    names.UNDO: changes_tools.undo,
+    names.HISTORY: history_tools.history,
+    names.UNDO: undo_tools.undo,
     names.CHECKPOINT: checkpoint_tools.checkpoint,
     names.REWIND: checkpoint_tools.rewind,
     names.CHANGES: changes_tools.changes,

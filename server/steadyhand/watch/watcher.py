@@ -14,7 +14,8 @@ delete and move events are asked for; Steadyhand's own temp files are ignored.
 A reported path is re-hashed on the event loop: if its content differs from what a
 session saw, that record is marked stale (no ``file_unchanged`` stub may be served) and
 the client is told with a ``steadyhand/fileChanged`` notification — unless the new
-content is what Steadyhand itself just wrote.
+content is what Steadyhand itself just wrote (the disk layer's record of its own writes,
+:mod:`steadyhand.apply.own_writes`, which :mod:`steadyhand.watch.external` reads).
 """
 
 from __future__ import annotations

@@ -551,3 +551,21 @@ async def test_lines_of_an_earlier_version_still_list_and_undo(
     back = await call(client, UNDO, file_path=str(f), session="default")
     assert back["ok"], back  # the undo just made, by this server's session
     assert f.read_text() == TEN.replace("line 2\n", "second\n").replace("line 8\n", "eighth\n")
+
+
+async def test_taking_back_an_earlier_change_reports_the_syntax_errors_it_brings_back(
+    client: LanguageClient, workspace: Path
+) -> None:
+    # Every change's result carries what the guards found, a take-back's too: here the
+    # fix it undoes brings back a syntax error the file had before.
+    f = workspace / "broken.py"
+    f.write_text("def f(a):\n    return (a\n\n\nx = 1\n")
+    await call(client, READ, file_path=str(f))
+    await _edit(client, f, "(a\n", "(a)\n")
+    fix = (await _ids(client))[0]
+    await _edit(client, f, "x = 1", "x = 2")
+    r = await call(client, UNDO, id=fix)
+    assert r["ok"] and r["type"] == "revert", r
+    assert f.read_text() == "def f(a):\n    return (a\n\n\nx = 2\n"
+    assert [e["line"] for e in r["syntax_errors"]] == [2], r
+    assert "syntax error at line 2" in r["message"]

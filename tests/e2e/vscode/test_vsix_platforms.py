@@ -73,7 +73,7 @@ def _compiled_dependencies() -> set[str]:
     """The server's dependencies that hold compiled code (their wheels are per platform)."""
     deps = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
     names = {re.split(r"[<>=!~;\[ ]", d, maxsplit=1)[0].lower() for d in deps}
-    pure = {"pygls", "lsprotocol", "pypdf"}
+    pure = {"pygls", "lsprotocol", "pypdf", "pathspec"}
     compiled = names - pure
     assert {
         "xxhash",

@@ -1,4 +1,4 @@
-"""Listing a workspace's changes (``history/changes.py``) and reading index lines of
+"""Listing a workspace's changes (``history/lookup.py``) and reading index lines of
 other versions of the store."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from steadyhand.history.changes import after_key, list_changes, under
+from steadyhand.history.lookup import after_key, list_changes, under
 from steadyhand.history.store import (
     Checkpoint,
     Entry,

@@ -20,6 +20,7 @@ from steadyhand.protocol.params import (
 )
 from steadyhand.tools import changes as changes_tool
 from steadyhand.tools import edit as edit_tool
+from steadyhand.tools import history as history_tool
 from steadyhand.tools import undo as undo_tool
 from tests.unit.apply.test_history_world import (
     _ctx,
@@ -40,7 +41,7 @@ async def edit(ctx: ToolContext, f: Path, old: str, new: str, session: str = "de
 
 async def undo_id(ctx: ToolContext, change_id: str, f: Path | None = None) -> Result:
     path = str(f) if f is not None else None
-    return await _run(lambda: changes_tool.undo(ctx, UndoParams(path, id=change_id)))
+    return await _run(lambda: undo_tool.undo(ctx, UndoParams(path, id=change_id)))
 
 
 async def undo_session(ctx: ToolContext, f: Path, session: str) -> Result:
@@ -57,7 +58,7 @@ async def change(ctx: ToolContext, change_id: str, f: Path | None = None) -> Res
 
 
 async def last_id(ctx: ToolContext, f: Path) -> str:
-    out = await _run(lambda: undo_tool.history(ctx, HistoryParams(str(f))))
+    out = await _run(lambda: history_tool.history(ctx, HistoryParams(str(f))))
     assert out["ok"], out
     return str(out["versions"][0]["id"])
 

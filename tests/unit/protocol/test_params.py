@@ -154,15 +154,15 @@ def test_a_missing_key_inside_a_list_item_names_the_item() -> None:
 
 
 def test_an_empty_file_path_given_is_a_path_and_one_left_out_is_missing() -> None:
-    """``file_path`` is needed unless ``file_paths`` is given: judged on what was given, so
-    that ``""`` reaches the path check (``invalid_path``) as it did before a read could
-    take several files, while a call without it is told what it lacks."""
+    """``file_path`` is needed unless ``file_paths`` is given: ``""`` reaches the path
+    check (``invalid_path``) as it did before a read could take several files, while a
+    call without it is told what it lacks."""
     assert P.structure(P.ReadParams, {"file_path": ""}).file_path == ""
-    with pytest.raises(P.ParamsError, match=r"Missing required parameter `file_path`") as info:
+    with pytest.raises(P.ParamsError, match=r"Missing required parameter: `file_path`") as info:
         P.structure(P.ReadParams, {"offset": 2})
     assert info.value.field_name == "file_path"
     with pytest.raises(P.ParamsError, match="not both") as info:
         P.structure(P.ReadParams, {"file_path": "a", "file_paths": ["b"]})
     assert info.value.field_name == "file_paths"
     many = P.structure(P.ReadParams, {"file_paths": ["a", "b"]})
-    assert many.file_paths == ["a", "b"] and many.file_path == ""
+    assert many.file_paths == ["a", "b"] and many.file_path is None

@@ -212,10 +212,8 @@ def _rules_hold(tool: spec.Tool, raw: dict[str, Any]) -> bool:
         for f in dataclasses.fields(tool.params)
         if f.default is not dataclasses.MISSING
     }
-    fields = [f.name for f in dataclasses.fields(tool.params)]
-    with_defaults = types.SimpleNamespace(**{**defaults, **raw})
-    as_given = types.SimpleNamespace(**{name: raw.get(name) for name in fields})
-    return not any(rule.broken(as_given if rule.given else with_defaults) for rule in tool.rules)
+    seen = types.SimpleNamespace(**{**defaults, **raw})
+    return not any(rule.broken(seen) for rule in tool.rules)
 
 
 _FEW = settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])

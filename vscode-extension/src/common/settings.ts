@@ -46,12 +46,12 @@ export const SERVER_SETTINGS: readonly ServerSettingSpec[] = [
   { name: 'allowProtectedWrites', type: 'boolean', default: false },
   { name: 'secrets', type: 'string', default: 'warn', values: ['warn', 'block', 'off'] },
   { name: 'syntaxCheck', type: 'string', default: 'warn', values: ['warn', 'block', 'off'] },
+  { name: 'searchEngine', type: 'string', default: 'auto', values: ['auto', 'ripgrep', 'python'] },
   { name: 'imageMaxPixels', type: 'integer', default: 1150000 },
   { name: 'imageMaxDimension', type: 'integer', default: 1568 },
   { name: 'imageMaxBytes', type: 'integer', default: 1048576 },
   { name: 'pdfMaxPages', type: 'integer', default: 20 },
   { name: 'maxDocumentBytes', type: 'integer', default: 67108864 },
-  { name: 'searchEngine', type: 'string', default: 'auto', values: ['auto', 'python', 'ripgrep'] },
 ];
 
 /** VS Code configuration section that holds the server settings. */

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from steadyhand.runtime.tasks import Resume
+from steadyhand.runtime.tasks import run_now
 from steadyhand.runtime.wire import MAX_MESSAGE_BYTES, dumps
 from steadyhand.system import stdio
 
@@ -395,27 +395,18 @@ def start(
     coro: Coroutine[Any, Any, Any],
     done: Callable[[Any, BaseException | None], None],
 ) -> asyncio.Task[Any] | None:
-    """Run ``coro`` at once; ``done(result, error)`` when it ends. If it has to wait, a
-    task drives it on from there (returned, so that it can be cancelled)."""
-    try:
-        waiting_on = coro.send(None)
-    except StopIteration as stop:
-        done(stop.value, None)
-        return None
-    except BaseException as exc:  # handed to ``done``, which answers it
-        done(None, exc)
-        return None
-    task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(Resume(coro, waiting_on))
+    """Run ``coro`` at once (:func:`~steadyhand.runtime.tasks.run_now`); ``done(result,
+    error)`` when it ends. If it has to wait, a task drives it on from there (returned,
+    so that it can be cancelled)."""
 
-    def finished(t: asyncio.Task[Any]) -> None:
-        if t.cancelled():
+    def finished(outcome: asyncio.Future[Any]) -> None:
+        if outcome.cancelled():
             done(None, asyncio.CancelledError())
             return
-        exc = t.exception()
-        done(None, exc) if exc is not None else done(t.result(), None)
+        exc = outcome.exception()
+        done(None, exc) if exc is not None else done(outcome.result(), None)
 
-    task.add_done_callback(finished)
-    return task
+    return run_now(coro, finished)
 
 
 def close_quietly(transport: asyncio.BaseTransport | None) -> None:
