@@ -16,29 +16,9 @@ from typing import Any
 
 from steadyhand.context import ToolContext
 from steadyhand.protocol import commands as names
+from steadyhand.protocol import spec
 from steadyhand.protocol.errors import ErrorCode, ToolError
-from steadyhand.protocol.params import (
-    ChangeParams,
-    ChangesParams,
-    CheckpointParams,
-    CloseParams,
-    CreateDirectoryParams,
-    EditParams,
-    ForkParams,
-    HistoryParams,
-    InfoParams,
-    ListParams,
-    MultiEditParams,
-    NotebookEditParams,
-    PingParams,
-    ReadParams,
-    RewindParams,
-    SearchParams,
-    UndoParams,
-    WriteParams,
-    parse_arguments,
-    structure,
-)
+from steadyhand.protocol.params import parse_arguments, structure
 from steadyhand.protocol.results import Result, failure
 from steadyhand.tools import changes as changes_tools
 from steadyhand.tools import checkpoint as checkpoint_tools
@@ -71,29 +51,49 @@ class Command:
     watch: bool = True
 
 
-COMMANDS: dict[str, Command] = {
-    c.name: c
-    for c in (
-        Command(names.READ, ReadParams, read_tool.read_files),
-        Command(names.EDIT, EditParams, edit_tool.edit),
-        Command(names.WRITE, WriteParams, write_tool.write),
-        Command(names.MULTI_EDIT, MultiEditParams, multi_edit_tool.multi_edit),
-        Command(names.NOTEBOOK_EDIT, NotebookEditParams, notebook_tool.notebook_edit),
-        Command(names.SESSION_FORK, ForkParams, session_tools.fork),
-        Command(names.SESSION_CLOSE, CloseParams, session_tools.close),
-        Command(names.HISTORY, HistoryParams, history_tools.history),
-        Command(names.UNDO, UndoParams, undo_tools.undo),
-        Command(names.CHECKPOINT, CheckpointParams, checkpoint_tools.checkpoint),
-        Command(names.REWIND, RewindParams, checkpoint_tools.rewind),
-        Command(names.CHANGES, ChangesParams, changes_tools.changes),
-        Command(names.CHANGE, ChangeParams, changes_tools.change),
-        Command(names.LIST, ListParams, list_tool.list_entries, watch=False),
-        Command(names.SEARCH, SearchParams, search_tool.search, watch=False),
-        Command(names.INFO, InfoParams, info_tool.info, watch=False),
-        Command(names.CREATE_DIRECTORY, CreateDirectoryParams, mkdir_tool.create_directory),
-        Command(names.PING, PingParams, lambda ctx, p: ctx.status(), watch=False),
-    )
+#: The tool that answers each command; its parameters and everything the faces say of it
+#: are in the tool source (``protocol/spec``).
+_ANSWERS: dict[str, ToolFn] = {
+    names.READ: read_tool.read_files,
+    names.EDIT: edit_tool.edit,
+    names.WRITE: write_tool.write,
+    names.MULTI_EDIT: multi_edit_tool.multi_edit,
+    names.NOTEBOOK_EDIT: notebook_tool.notebook_edit,
+    names.SESSION_FORK: session_tools.fork,
+    names.SESSION_CLOSE: session_tools.close,
+    names.HISTORY: history_tools.history,
+    names.UNDO: undo_tools.undo,
+    names.CHECKPOINT: checkpoint_tools.checkpoint,
+    names.REWIND: checkpoint_tools.rewind,
+    names.CHANGES: changes_tools.changes,
+    names.CHANGE: changes_tools.change,
+    names.LIST: list_tool.list_entries,
+    names.SEARCH: search_tool.search,
+    names.INFO: info_tool.info,
+    names.CREATE_DIRECTORY: mkdir_tool.create_directory,
+    names.PING: lambda ctx, p: ctx.status(),
 }
+
+#: Commands whose success leaves the watcher as it is: a health check, and the tools that
+#: look at the tree without reading a file.
+_NO_WATCH = frozenset({names.PING, names.LIST, names.SEARCH, names.INFO})
+
+
+def _commands() -> dict[str, Command]:
+    described = set(spec.BY_COMMAND)
+    if described != set(_ANSWERS):
+        raise RuntimeError(
+            "Every command is described in protocol/spec and answered here: "
+            f"not answered {sorted(described - set(_ANSWERS))}, "
+            f"not described {sorted(set(_ANSWERS) - described)}."
+        )
+    return {
+        t.command: Command(t.command, t.params, _ANSWERS[t.command], t.command not in _NO_WATCH)
+        for t in spec.BY_COMMAND.values()
+    }
+
+
+COMMANDS: dict[str, Command] = _commands()
 
 
 def parse(command: Command, arguments: tuple[Any, ...] | dict[str, Any]) -> Any:

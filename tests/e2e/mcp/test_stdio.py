@@ -28,6 +28,8 @@ TOOLS = {
     "undo",
     "checkpoint",
     "rewind",
+    "changes",
+    "change",
     "list_files",
     "grep",
     "get_file_info",

@@ -1,4 +1,5 @@
 /** The server's commands as the extension knows them. Pure (no `vscode` import). */
+import { SERVER_COMMAND_NAMES } from '../tools/generated';
 
 export const COMMANDS = {
   read: 'steadyhand.read',
@@ -11,32 +12,13 @@ export const COMMANDS = {
 } as const;
 
 /**
- * Every command the server advertises. The extension registers each one as a VS Code command for
- * its whole life (and package.json contributes them), so that a call made while the server starts,
- * restarts after a crash or cannot run waits for it or gets a `server_not_running` result, instead
- * of failing with "command not found". Commands a newer server advertises beyond these are
- * registered when it starts.
+ * Every command the server advertises (generated from the server's tool source). The extension
+ * registers each one as a VS Code command for its whole life (and package.json contributes them),
+ * so that a call made while the server starts, restarts after a crash or cannot run waits for it
+ * or gets a `server_not_running` result, instead of failing with "command not found". Commands a
+ * newer server advertises beyond these are registered when it starts.
  */
-export const SERVER_COMMANDS: readonly string[] = [
-  COMMANDS.read,
-  COMMANDS.edit,
-  COMMANDS.write,
-  COMMANDS.multiEdit,
-  COMMANDS.notebookEdit,
-  COMMANDS.sessionFork,
-  COMMANDS.sessionClose,
-  'steadyhand.ping',
-  'steadyhand.history',
-  'steadyhand.undo',
-  'steadyhand.checkpoint',
-  'steadyhand.rewind',
-  'steadyhand.changes',
-  'steadyhand.change',
-  'steadyhand.list',
-  'steadyhand.search',
-  'steadyhand.info',
-  'steadyhand.createDirectory',
-];
+export const SERVER_COMMANDS: readonly string[] = SERVER_COMMAND_NAMES;
 
 /**
  * The `arguments` of `workspace/executeCommand` for a VS Code command call: the call's own

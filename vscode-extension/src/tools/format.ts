@@ -54,18 +54,34 @@ function textOnly(result: CommandResult): string {
   return result.message;
 }
 
+/** What the call asked for beyond the message. */
+export interface Asked {
+  /** `include_diff: true`: the whole diff, which the result carries beside the message. */
+  diff?: boolean;
+}
+
+/** The diff the call asked for, when the message does not show it already ('' otherwise). */
+function askedDiff(result: CommandResult, asked: Asked): string {
+  const diff = result.diff;
+  if (!asked.diff || typeof diff !== 'string' || diff === '' || result.message.includes(diff)) {
+    return '';
+  }
+  return `\n\nThe diff:\n${diff}`;
+}
+
 /**
  * The text a language-model tool returns.
  * `diagnostics`: undefined when not collected (reads, failed edits, report turned off).
+ * `asked`: what the input asked for that the result carries outside its message.
  */
-export function formatToolResult(result: CommandResult, diagnostics?: { path: string; newErrors: DiagnosticInfo[] }): string {
+export function formatToolResult(result: CommandResult, diagnostics?: { path: string; newErrors: DiagnosticInfo[] }, asked: Asked = {}): string {
   if (!result.ok) {
     const code = result.error ?? 'error';
     // `use` names a server command; the model knows the tools, not the commands.
     const tool = result.error === 'wrong_tool' && typeof result.use === 'string' ? toolForCommand(result.use) : undefined;
     return `Error (${code}): ${result.message}${tool ? ` Use the ${tool} tool.` : ''}`;
   }
-  let text = textOnly(result);
+  let text = textOnly(result) + askedDiff(result, asked);
   if (diagnostics) {
     text += `\n\n${formatDiagnosticsReport(diagnostics.path, diagnostics.newErrors)}`;
   }

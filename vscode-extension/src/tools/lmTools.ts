@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { DiagnosticsTracker, errorInfos } from './diagnostics';
 import { invalidInputResult } from '../common/results';
-import { describeWrite, formatToolResult, newDiagnostics, type DiagnosticInfo } from './format';
+import { describeWrite, formatToolResult, newDiagnostics, type Asked, type DiagnosticInfo } from './format';
 import type { ServerManager } from '../server/manager';
 import { isNotebookPath, resolveToolPath } from '../common/paths';
 import { CONFIG_SECTION } from '../common/settings';
@@ -33,18 +33,19 @@ export class ToolRunner {
     if (!mapped.ok) {
       return formatToolResult(invalidInputResult(mapped.error));
     }
+    const asked: Asked = { diff: mapped.params.include_diff === true };
     const waitMs = this.config().get<number>('tools.diagnosticsWaitMs') ?? 2500;
     const target = this.resolvePath(String(mapped.params.file_path));
     // A dry run changes nothing to report on. A notebook's diagnostics belong to its cells, and
     // opening the .ipynb as a text document would hand the server its raw JSON as an open buffer.
     const collect = mapped.spec.mutates && waitMs > 0 && mapped.params.dry_run !== true && !isNotebookPath(target);
     if (!collect) {
-      return formatToolResult(await this.server.request(mapped.command, mapped.params, token));
+      return formatToolResult(await this.server.request(mapped.command, mapped.params, token), undefined, asked);
     }
     const before = errorInfos(vscode.Uri.file(target));
     const tracker = new DiagnosticsTracker();
     try {
-      return await this.runAndReport(mapped.command, mapped.params, before, tracker, waitMs, token);
+      return await this.runAndReport(mapped.command, mapped.params, before, tracker, waitMs, asked, token);
     } finally {
       tracker.dispose();
     }
@@ -56,6 +57,7 @@ export class ToolRunner {
     before: DiagnosticInfo[],
     tracker: DiagnosticsTracker,
     waitMs: number,
+    asked: Asked,
     token?: vscode.CancellationToken,
   ): Promise<string> {
     const result = await this.server.request(command, params, token);
@@ -65,7 +67,7 @@ export class ToolRunner {
     const filePath = typeof result.path === 'string' ? result.path : this.resolvePath(String(params.file_path));
     if (isNotebookPath(filePath)) {
       // The real path names a notebook the given one did not (a symlink): skipped as in run().
-      return formatToolResult(result);
+      return formatToolResult(result, undefined, asked);
     }
     const uri = vscode.Uri.file(filePath);
     try {
@@ -91,10 +93,10 @@ export class ToolRunner {
           };
       await tracker.settle(uri, waitMs, token, nudge);
     } catch (err) {
-      return `${formatToolResult(result)}\n\n(Could not collect the editor's diagnostics: ${String(err)})`;
+      return `${formatToolResult(result, undefined, asked)}\n\n(Could not collect the editor's diagnostics: ${String(err)})`;
     }
     const fresh = newDiagnostics(before, errorInfos(uri));
-    return formatToolResult(result, { path: filePath, newErrors: fresh });
+    return formatToolResult(result, { path: filePath, newErrors: fresh }, asked);
   }
 }
 

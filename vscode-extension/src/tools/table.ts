@@ -2,10 +2,14 @@
  * Language-model tools ↔ server commands. Pure (no `vscode` import).
  *
  * The tool inputs use the server's own snake_case parameter names (the names models already know),
- * so mapping is a checked copy plus the session. `package.json` declares the same schemas under
- * `contributes.languageModelTools`; a unit test keeps the two in step.
+ * so mapping is a checked copy plus the session. The tools, their fields and bounds come from the
+ * server's tool source, generated into `generated.ts` (with `package.json`'s
+ * `contributes.languageModelTools`) by `make tool-schemas`; a Python test fails when either differs
+ * from the source, and a unit test here that the two agree.
  */
-import { COMMANDS } from '../common/commands';
+import { TOOLS } from './generated';
+
+export { TOOLS };
 
 export type FieldType = 'string' | 'integer' | 'boolean' | 'array';
 
@@ -15,9 +19,16 @@ export interface ToolField {
   readonly required: boolean;
   /** Smallest allowed value for integers. */
   readonly min?: number;
+  /** Bounds on a string's length, in characters (code points, as JSON Schema counts them). */
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  /** A regular expression a string must match (anchored). */
+  readonly pattern?: string;
   /** Allowed values for an enumerated string. */
   readonly values?: readonly string[];
-  /** For arrays: the fields of each item (an object); at least one item is required. */
+  /** For arrays: the fewest items. */
+  readonly minItems?: number;
+  /** For arrays: the fields of each item (an object). */
   readonly items?: readonly ToolField[];
 }
 
@@ -33,81 +44,7 @@ export interface ToolSpec {
   readonly aliases?: Readonly<Record<string, string>>;
 }
 
-const DRY_RUN: ToolField = { name: 'dry_run', type: 'boolean', required: false };
-const EXPECTED_REPLACEMENTS: ToolField = { name: 'expected_replacements', type: 'integer', required: false, min: 1 };
-
-// `session` is left out on purpose: the tools run in `steadyhand.tools.session`, not one the model picks.
-export const TOOLS: readonly ToolSpec[] = [
-  {
-    tool: 'steadyhand_read_file',
-    command: COMMANDS.read,
-    mutates: false,
-    fields: [
-      { name: 'file_path', type: 'string', required: true },
-      { name: 'offset', type: 'integer', required: false, min: 1 },
-      { name: 'limit', type: 'integer', required: false, min: 1 },
-      { name: 'pages', type: 'string', required: false },
-      { name: 'include_images', type: 'boolean', required: false },
-    ],
-  },
-  {
-    tool: 'steadyhand_edit_file',
-    command: COMMANDS.edit,
-    mutates: true,
-    fields: [
-      { name: 'file_path', type: 'string', required: true },
-      { name: 'old_string', type: 'string', required: true },
-      { name: 'new_string', type: 'string', required: true },
-      { name: 'replace_all', type: 'boolean', required: false },
-      EXPECTED_REPLACEMENTS,
-      DRY_RUN,
-    ],
-  },
-  {
-    tool: 'steadyhand_multi_edit_file',
-    command: COMMANDS.multiEdit,
-    mutates: true,
-    fields: [
-      { name: 'file_path', type: 'string', required: true },
-      {
-        name: 'edits',
-        type: 'array',
-        required: true,
-        items: [
-          { name: 'old_string', type: 'string', required: true },
-          { name: 'new_string', type: 'string', required: true },
-          { name: 'replace_all', type: 'boolean', required: false },
-          EXPECTED_REPLACEMENTS,
-        ],
-      },
-      DRY_RUN,
-    ],
-  },
-  {
-    tool: 'steadyhand_write_file',
-    command: COMMANDS.write,
-    mutates: true,
-    fields: [
-      { name: 'file_path', type: 'string', required: true },
-      { name: 'content', type: 'string', required: true },
-      DRY_RUN,
-    ],
-  },
-  {
-    tool: 'steadyhand_edit_notebook',
-    command: COMMANDS.notebookEdit,
-    mutates: true,
-    aliases: { notebook_path: 'file_path' },
-    fields: [
-      { name: 'file_path', type: 'string', required: true },
-      { name: 'cell_id', type: 'string', required: false },
-      { name: 'new_source', type: 'string', required: false },
-      { name: 'edit_mode', type: 'string', required: false, values: ['replace', 'insert', 'delete'] },
-      { name: 'cell_type', type: 'string', required: false, values: ['code', 'markdown', 'raw'] },
-    ],
-  },
-];
-
+// `session` is never a field: the tools run in `steadyhand.tools.session`, not one the model picks.
 export const TOOL_NAMES: readonly string[] = TOOLS.map((t) => t.tool);
 
 export function toolSpec(tool: string): ToolSpec | undefined {
@@ -131,21 +68,38 @@ function expectedType(field: ToolField): string {
     return `an integer >= ${field.min}`;
   }
   if (field.type === 'array') {
-    return `a non-empty array of objects with ${(field.items ?? []).map((f) => f.name).join(', ')}`;
+    const some = (field.minItems ?? 0) > 0 ? 'a non-empty array' : 'an array';
+    return `${some} of objects with ${(field.items ?? []).map((f) => f.name).join(', ')}`;
+  }
+  if (field.type === 'string' && field.pattern !== undefined) {
+    return `a string matching ${field.pattern}`;
+  }
+  if (field.type === 'string' && (field.minLength !== undefined || field.maxLength !== undefined)) {
+    return `a string of ${field.minLength ?? 0} to ${field.maxLength ?? 'any number of'} characters`;
   }
   return `a ${field.type}`;
+}
+
+function stringOk(field: ToolField, value: string): boolean {
+  const length = [...value].length;
+  return (
+    (field.values === undefined || field.values.includes(value)) &&
+    (field.minLength === undefined || length >= field.minLength) &&
+    (field.maxLength === undefined || length <= field.maxLength) &&
+    (field.pattern === undefined || new RegExp(field.pattern).test(value))
+  );
 }
 
 function typeOk(field: ToolField, value: unknown): boolean {
   switch (field.type) {
     case 'string':
-      return typeof value === 'string' && (field.values === undefined || field.values.includes(value));
+      return typeof value === 'string' && stringOk(field, value);
     case 'boolean':
       return typeof value === 'boolean';
     case 'integer':
       return typeof value === 'number' && Number.isInteger(value) && (field.min === undefined || value >= field.min);
     case 'array':
-      return Array.isArray(value) && value.length > 0;
+      return Array.isArray(value) && value.length >= (field.minItems ?? 0);
   }
 }
 
@@ -232,6 +186,9 @@ export function toolInputToCommand(tool: string, input: unknown, session: string
 export interface PropertyShape {
   type: FieldType;
   minimum?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
   enum?: string[];
   minItems?: number;
   items?: ObjectShape;
@@ -255,11 +212,22 @@ export function schemaShape(fields: readonly ToolField[]): ObjectShape {
     if (f.min !== undefined) {
       p.minimum = f.min;
     }
+    if (f.minLength !== undefined) {
+      p.minLength = f.minLength;
+    }
+    if (f.maxLength !== undefined) {
+      p.maxLength = f.maxLength;
+    }
+    if (f.pattern !== undefined) {
+      p.pattern = f.pattern;
+    }
     if (f.values) {
       p.enum = [...f.values];
     }
+    if (f.minItems !== undefined) {
+      p.minItems = f.minItems;
+    }
     if (f.items) {
-      p.minItems = 1;
       p.items = schemaShape(f.items);
     }
     properties[f.name] = p;

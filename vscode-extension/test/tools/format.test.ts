@@ -57,6 +57,17 @@ describe('formatToolResult', () => {
     const text = formatToolResult({ ok: false, error: 'wrong_tool', use: 'steadyhand.notebookEdit', message: '/w/n.ipynb is a Jupyter notebook; use notebookEdit.' });
     assert.equal(text, 'Error (wrong_tool): /w/n.ipynb is a Jupyter notebook; use notebookEdit. Use the steadyhand_edit_notebook tool.');
   });
+  it('shows the diff include_diff asked for, once', () => {
+    const diff = '--- a/w/a.py\n+++ b/w/a.py\n@@ -1 +1 @@\n-x\n+y\n';
+    const r = { ok: true, message: 'The file /w/a.py has been updated.', diff };
+    assert.equal(formatToolResult(r), r.message);
+    assert.equal(formatToolResult(r, undefined, { diff: true }), `${r.message}\n\nThe diff:\n${diff}`);
+    // a dry run's message holds its diff already
+    const dry = { ok: true, message: `Dry run: the edit would replace 1 occurrence.\n${diff}`, diff };
+    assert.equal(formatToolResult(dry, undefined, { diff: true }), dry.message);
+    const withErrors = formatToolResult(r, { path: '/w/a.py', newErrors: [] }, { diff: true });
+    assert.ok(withErrors.indexOf(diff) < withErrors.indexOf('no new errors'), withErrors);
+  });
   it('caps long diagnostic lists', () => {
     const many = Array.from({ length: MAX_DIAGNOSTICS + 5 }, (_, i) => d(i + 1, `e${i}`));
     const text = formatDiagnosticsReport('/a', many);

@@ -49,9 +49,11 @@ describe('tool input → server command', () => {
     assert.match(!r.ok ? r.error : '', /unknown parameter filePath \(did you mean file_path\?\)/);
   });
   it('checks types and bounds', () => {
-    const r = toolInputToCommand('steadyhand_read_file', { file_path: '/a', offset: 0, limit: 2.5 }, 'default');
+    const r = toolInputToCommand('steadyhand_read_file', { file_path: '/a', offset: -1, limit: 2.5 }, 'default');
     assert.equal(r.ok, false);
-    assert.match(!r.ok ? r.error : '', /offset must be an integer >= 1.*limit must be an integer >= 1/);
+    assert.match(!r.ok ? r.error : '', /offset must be an integer >= 0.*limit must be an integer >= 1/);
+    // the server reads offset 0 as the first line: the tool takes it too
+    assert.equal(toolInputToCommand('steadyhand_read_file', { file_path: '/a', offset: 0 }, 'd').ok, true);
     const r2 = toolInputToCommand('steadyhand_edit_file', { file_path: '/a', old_string: 1, new_string: 'y', replace_all: 'yes' }, 'd');
     assert.match(!r2.ok ? r2.error : '', /old_string must be a string.*replace_all must be a boolean/);
   });
@@ -60,9 +62,30 @@ describe('tool input → server command', () => {
     assert.equal(toolInputToCommand('steadyhand_read_file', null, 'd').ok, false);
     assert.equal(toolInputToCommand('nope', {}, 'd').ok, false);
   });
-  it('passes every read parameter the server takes besides session', () => {
-    const r = toolInputToCommand('steadyhand_read_file', { file_path: '/w/doc.pdf', pages: '1-10', include_images: true }, 'd');
-    assert.deepEqual(r.ok && r.params, { file_path: '/w/doc.pdf', pages: '1-10', include_images: true, session: 'd' });
+  it('passes every read parameter the tool shows, and checks pages as the server does', () => {
+    const r = toolInputToCommand('steadyhand_read_file', { file_path: '/w/doc.pdf', pages: '1-10, 12' }, 'd');
+    assert.deepEqual(r.ok && r.params, { file_path: '/w/doc.pdf', pages: '1-10, 12', session: 'd' });
+    for (const pages of ['', 'a', '1-2-3', '1234567890']) {
+      const bad = toolInputToCommand('steadyhand_read_file', { file_path: '/w/doc.pdf', pages }, 'd');
+      assert.match(!bad.ok ? bad.error : '', /pages must be a string matching/, pages);
+    }
+    // image outputs never reach a model through a text-only tool result
+    const images = toolInputToCommand('steadyhand_read_file', { file_path: '/w/n.ipynb', include_images: true }, 'd');
+    assert.match(!images.ok ? images.error : '', /unknown parameter include_images/);
+  });
+  it('passes include_diff to every changing tool', () => {
+    for (const spec of TOOLS.filter((t) => t.mutates)) {
+      assert.ok(spec.fields.some((f) => f.name === 'include_diff'), spec.tool);
+    }
+    const e = toolInputToCommand('steadyhand_edit_file', { file_path: 'a', old_string: 'x', new_string: 'y', include_diff: true }, 'd');
+    assert.deepEqual(e.ok && e.params, { file_path: 'a', old_string: 'x', new_string: 'y', include_diff: true, session: 'd' });
+  });
+  it('checks the lengths the server bounds', () => {
+    const long = toolInputToCommand('steadyhand_edit_notebook', { file_path: '/n.ipynb', cell_id: 'c'.repeat(257) }, 'd');
+    assert.match(!long.ok ? long.error : '', /cell_id must be a string of 1 to 256 characters/);
+    // characters, not UTF-16 units: 256 astral characters fit
+    const astral = toolInputToCommand('steadyhand_edit_notebook', { file_path: '/n.ipynb', cell_id: '😀'.repeat(256) }, 'd');
+    assert.equal(astral.ok, true);
   });
   it('passes expected_replacements and dry_run to edit and dry_run to write', () => {
     const e = toolInputToCommand('steadyhand_edit_file', { file_path: 'a', old_string: 'x', new_string: 'y', expected_replacements: 3, dry_run: true }, 'd');
