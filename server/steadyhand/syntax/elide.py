@@ -54,10 +54,11 @@ class NodeLike(Protocol):
     def child(self, index: int, /) -> NodeLike | None: ...
 
 
-def first_child_ending_after(node: NodeLike, pos: int) -> int:
+def first_child_ending_after(node: NodeLike, pos: int, lo: int = 0) -> int:
     """The index of the first child of ``node`` that ends after ``pos`` (child_count if
-    none): a binary search over the children, which are in order."""
-    lo, hi = 0, node.child_count
+    none), known to be ``lo`` or later: a binary search over the children, which are in
+    order."""
+    hi = node.child_count
     while lo < hi:
         mid = (lo + hi) // 2
         c = node.child(mid)
@@ -191,11 +192,19 @@ def _visit(
     n = node.child_count
     if n == 0 or node.end_byte - node.start_byte < small:
         return []
-    # the children each span touches (an insertion between two touches both)
+    # the children each span touches (an insertion between two touches both); the spans
+    # are in order, so each search starts where the one before found its first child
     touched: list[tuple[int, int, tuple[int, int]]] = []
+    i = 0
     for s, e in spans:
-        i = first_child_ending_after(node, s - 1 if s > 0 else 0)
-        j = first_child_ending_after(node, max(s, e - 1))
+        i = first_child_ending_after(node, s - 1 if s > 0 else 0, i)
+        reach = max(s, e - 1)
+        kid = node.child(i) if i < n else None
+        j = (
+            i
+            if kid is not None and kid.end_byte > reach
+            else first_child_ending_after(node, reach, i)
+        )
         touched.append((min(i, n - 1), min(j, n - 1), (s, e)))
     # A node's first and last children are kept (brackets, a header, a start tag); at the
     # top of the text, statements and declarations may go like any others, except a
@@ -250,8 +259,8 @@ def _visit(
     deeper: list[tuple[NodeLike, list[tuple[int, int]], bool]] = []
     for k in kept:
         child = node.child(k)
-        if child is None or child.child_count == 0:
-            continue
+        if child is None or child.end_byte - child.start_byte < small or child.child_count == 0:
+            continue  # (nothing in it would go)
         parts: list[tuple[int, int]] = []
         for s, e in touching.get(k, ()):
             lo = max(s, child.start_byte)
