@@ -4,27 +4,33 @@ A change's new text is compared with its old text: :meth:`Checker.check` answers
 errors the change introduced (:func:`~steadyhand.syntax.issues.introduced`), or that the
 check was skipped (it could not finish within the deadline).
 
-Speed comes from three things:
+Speed comes from four things:
 
 * **The tree of the old text is already there.** A read hands the text to
   :meth:`Checker.prime`; it is parsed in slices of a couple of milliseconds on the event
   loop once nothing else has happened for a moment (so never while an answer waits), and
   kept by content hash. A change leaves the tree of its new text behind the same way
   (:meth:`Outcome.commit`), so the next change to that file starts from it too.
+* **Nothing but the check is done before the answer.** The tree a change leaves is the
+  old one told about the change; telling it is done on the event loop's next turns,
+  after the answer went out (:class:`Later`), or by the next check if that comes first.
 * **Most of the text is left out.** The change is checked on its new text with the
-  siblings far from every edit removed (:mod:`steadyhand.syntax.elide`): a few hundred
-  bytes to parse instead of the whole file, however large. When that parses without
-  error, the change introduced none; when it does not and the old text had no error,
-  every error found is the change's, placed where it is in the whole file. A text that
-  had errors already is judged whole (reparsed incrementally from its tree), since how
-  the parser recovers from an error depends on everything around it; what no old error
-  accounts for counts against the change only when the change makes it on its own
-  (:meth:`Checker._attribute`), else it is reported with its doubt, never refused.
-  Errors where the grammar cannot judge the text carry a doubt too
+  siblings far from every edit removed (:mod:`steadyhand.syntax.elide`), each edit cut
+  to what it changes (the ends it leaves as they were are no part of it): a few hundred
+  bytes to parse instead of the whole file, however large, and one parse, for an edit
+  as for a write changing lines all over it (:class:`Tally` counts them). When that
+  parses without error, the change introduced none; when it does not and the old text
+  had no error, every error found is the change's, placed where it is in the whole
+  file. A text that had errors already is judged whole (reparsed incrementally from its
+  tree), since how the parser recovers from an error depends on everything around it;
+  what no old error accounts for counts against the change only when the change makes
+  it on its own (:meth:`Checker._attribute`), else it is reported with its doubt, never
+  refused. Errors where the grammar cannot judge the text carry a doubt too
   (:mod:`steadyhand.syntax.gaps`).
 * **Positions are worked out locally.** Byte offsets come from character offsets through
   marks a few thousand characters apart (ASCII text needs none), lines and columns from
-  the nearest node of the tree, never by counting from the top.
+  the nearest node of the tree, or from the edit just before, never by counting from the
+  top.
 
 A parse that would not finish before the deadline is stopped (tree-sitter's progress
 callback) and the check skipped; the parse is then finished in the background, so the
