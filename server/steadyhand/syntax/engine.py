@@ -93,6 +93,8 @@ MAX_JOBS = 8
 #: :data:`~steadyhand.syntax.elide.MARGIN`). (YAML's indentation needs one on each
 #: side, which every language now has.)
 WIDER_MARGIN = {"yaml": (1, 1)}
+#: Changes of at most this many edits have each edit cut to what it changes.
+TRIM = 8
 
 
 class Splicelike(Protocol):
@@ -400,25 +402,35 @@ class Checker:
 
     def put_later(self, key: str, later: Later) -> None:
         """Keep ``later`` for the text of key ``key``, and make it once the answer in
-        progress went out (when a loop runs; else when a check asks for it)."""
-        self.put(key, later)
+        progress went out (when a loop runs; else when a check asks for it). The trees
+        it displaces are let go of then too (freeing a tree of a large text takes a
+        while)."""
+        dropped: list[Entry | Later] = []
+        self.put(key, later, dropped)
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
 
         def settle() -> None:
+            dropped.clear()
             if self._entries.get((later.lang, key)) is later:
                 self._settle(key, later)
 
         # Two hops: a call that had to wait is answered from a callback already queued.
         loop.call_soon(loop.call_soon, settle)
 
-    def put(self, key: str, entry: Entry | Later) -> None:
+    def put(
+        self, key: str, entry: Entry | Later, dropped: list[Entry | Later] | None = None
+    ) -> None:
+        """Keep ``entry`` for the text of key ``key``, dropping the oldest entries past
+        the bounds (into ``dropped``, when given, to be let go of later)."""
         k = (entry.lang, key)
         old = self._entries.pop(k, None)
         if old is not None:
             self._bytes -= old.size
+            if dropped is not None:
+                dropped.append(old)
         self._entries[k] = entry
         self._bytes += entry.size
         while self._entries and (
@@ -426,6 +438,8 @@ class Checker:
         ):
             _, gone = self._entries.popitem(last=False)
             self._bytes -= gone.size
+            if dropped is not None:
+                dropped.append(gone)
 
     def cached(self, lang: str, key: str) -> bool:
         return (lang, key) in self._entries
@@ -649,8 +663,9 @@ class Checker:
             return exact()
         margin = WIDER_MARGIN.get(lang, MARGIN)
         # What an edit leaves as it was at either end is no part of the change: the text
-        # around the change is cut around what it really changes.
-        core_edits, core_mids = cores(data, edits, mids)
+        # around the change is cut around what it really changes. (The lines a write
+        # changes are checked as they are: each is about one sibling already.)
+        core_edits, core_mids = cores(data, edits, mids) if len(edits) <= TRIM else (edits, mids)
         if not core_edits:  # (the same text)
             return Outcome(_store=lambda key: self.put(key, entry))
         cut = removals(entry.tree.root_node, [(e.start, e.end) for e in core_edits], margin)
