@@ -38,6 +38,10 @@ SMALL = 512
 SHRINK = 4
 #: What opens a file and decides how the rest reads: always kept.
 HEADERS = frozenset({"package_clause", "package_declaration"})
+#: A node with at least this many children, touched by at least :data:`MANY_SPANS`
+#: edits (a write's), has its children read once into a list (:class:`Listed`).
+MANY_CHILDREN = 64
+MANY_SPANS = 8
 
 
 class NodeLike(Protocol):
@@ -54,10 +58,34 @@ class NodeLike(Protocol):
     def child(self, index: int, /) -> NodeLike | None: ...
 
 
-def first_child_ending_after(node: NodeLike, pos: int) -> int:
+class Listed:
+    """A node whose children are read once into lists, so that each look at one is a
+    list lookup rather than a call into the tree (a write's edits look at the children
+    of a large node hundreds of times)."""
+
+    __slots__ = ("child_count", "end_byte", "ends", "is_named", "kids", "start_byte", "type")
+
+    def __init__(self, node: NodeLike) -> None:
+        kids: list[NodeLike | None] | None = getattr(node, "children", None)
+        if kids is None:
+            kids = [node.child(i) for i in range(node.child_count)]
+        self.kids = kids
+        self.ends = [k.end_byte if k is not None else 0 for k in kids]
+        self.child_count = len(kids)
+        self.start_byte, self.end_byte = node.start_byte, node.end_byte
+        self.is_named, self.type = node.is_named, node.type
+
+    def child(self, index: int, /) -> NodeLike | None:
+        return self.kids[index] if 0 <= index < self.child_count else None
+
+
+def first_child_ending_after(node: NodeLike, pos: int, lo: int = 0) -> int:
     """The index of the first child of ``node`` that ends after ``pos`` (child_count if
-    none): a binary search over the children, which are in order."""
-    lo, hi = 0, node.child_count
+    none), known to be ``lo`` or later: a binary search over the children, which are in
+    order."""
+    if isinstance(node, Listed):
+        return bisect.bisect_right(node.ends, pos, lo)
+    hi = node.child_count
     while lo < hi:
         mid = (lo + hi) // 2
         c = node.child(mid)
@@ -191,11 +219,21 @@ def _visit(
     n = node.child_count
     if n == 0 or node.end_byte - node.start_byte < small:
         return []
-    # the children each span touches (an insertion between two touches both)
+    if n >= MANY_CHILDREN and len(spans) >= MANY_SPANS and not isinstance(node, Listed):
+        node = Listed(node)
+    # the children each span touches (an insertion between two touches both); the spans
+    # are in order, so each search starts where the one before found its first child
     touched: list[tuple[int, int, tuple[int, int]]] = []
+    i = 0
     for s, e in spans:
-        i = first_child_ending_after(node, s - 1 if s > 0 else 0)
-        j = first_child_ending_after(node, max(s, e - 1))
+        i = first_child_ending_after(node, s - 1 if s > 0 else 0, i)
+        reach = max(s, e - 1)
+        kid = node.child(i) if i < n else None
+        j = (
+            i
+            if kid is not None and kid.end_byte > reach
+            else first_child_ending_after(node, reach, i)
+        )
         touched.append((min(i, n - 1), min(j, n - 1), (s, e)))
     # A node's first and last children are kept (brackets, a header, a start tag); at the
     # top of the text, statements and declarations may go like any others, except a
@@ -250,8 +288,8 @@ def _visit(
     deeper: list[tuple[NodeLike, list[tuple[int, int]], bool]] = []
     for k in kept:
         child = node.child(k)
-        if child is None or child.child_count == 0:
-            continue
+        if child is None or child.end_byte - child.start_byte < small or child.child_count == 0:
+            continue  # (nothing in it would go)
         parts: list[tuple[int, int]] = []
         for s, e in touching.get(k, ()):
             lo = max(s, child.start_byte)

@@ -4,27 +4,33 @@ A change's new text is compared with its old text: :meth:`Checker.check` answers
 errors the change introduced (:func:`~steadyhand.syntax.issues.introduced`), or that the
 check was skipped (it could not finish within the deadline).
 
-Speed comes from three things:
+Speed comes from four things:
 
 * **The tree of the old text is already there.** A read hands the text to
   :meth:`Checker.prime`; it is parsed in slices of a couple of milliseconds on the event
   loop once nothing else has happened for a moment (so never while an answer waits), and
   kept by content hash. A change leaves the tree of its new text behind the same way
   (:meth:`Outcome.commit`), so the next change to that file starts from it too.
+* **Nothing but the check is done before the answer.** The tree a change leaves is the
+  old one told about the change; telling it is done on the event loop's next turns,
+  after the answer went out (:class:`Later`), or by the next check if that comes first.
 * **Most of the text is left out.** The change is checked on its new text with the
-  siblings far from every edit removed (:mod:`steadyhand.syntax.elide`): a few hundred
-  bytes to parse instead of the whole file, however large. When that parses without
-  error, the change introduced none; when it does not and the old text had no error,
-  every error found is the change's, placed where it is in the whole file. A text that
-  had errors already is judged whole (reparsed incrementally from its tree), since how
-  the parser recovers from an error depends on everything around it; what no old error
-  accounts for counts against the change only when the change makes it on its own
-  (:meth:`Checker._attribute`), else it is reported with its doubt, never refused.
-  Errors where the grammar cannot judge the text carry a doubt too
+  siblings far from every edit removed (:mod:`steadyhand.syntax.elide`), each edit cut
+  to what it changes (the ends it leaves as they were are no part of it): a few hundred
+  bytes to parse instead of the whole file, however large, and one parse, for an edit
+  as for a write changing lines all over it (:class:`Tally` counts them). When that
+  parses without error, the change introduced none; when it does not and the old text
+  had no error, every error found is the change's, placed where it is in the whole
+  file. A text that had errors already is judged whole (reparsed incrementally from its
+  tree), since how the parser recovers from an error depends on everything around it;
+  what no old error accounts for counts against the change only when the change makes
+  it on its own (:meth:`Checker._attribute`), else it is reported with its doubt, never
+  refused. Errors where the grammar cannot judge the text carry a doubt too
   (:mod:`steadyhand.syntax.gaps`).
 * **Positions are worked out locally.** Byte offsets come from character offsets through
   marks a few thousand characters apart (ASCII text needs none), lines and columns from
-  the nearest node of the tree, never by counting from the top.
+  the nearest node of the tree, or from the edit just before, never by counting from the
+  top.
 
 A parse that would not finish before the deadline is stopped (tree-sitter's progress
 callback) and the check skipped; the parse is then finished in the background, so the
@@ -57,11 +63,12 @@ from steadyhand.syntax.offsets import (
     apply_edits,
     build_marks,
     byte_offset,
+    cores,
     encode,
     shift_marks,
     whole_edit,
 )
-from steadyhand.syntax.tree import issue_at, issues, point_at
+from steadyhand.syntax.tree import issue_at, issues, points_at
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +93,8 @@ MAX_JOBS = 8
 #: :data:`~steadyhand.syntax.elide.MARGIN`). (YAML's indentation needs one on each
 #: side, which every language now has.)
 WIDER_MARGIN = {"yaml": (1, 1)}
+#: Changes of at most this many edits have each edit cut to what it changes.
+TRIM = 8
 
 
 class Splicelike(Protocol):
@@ -117,6 +126,17 @@ class Entry:
     #: change introduced, found without reparsing the whole text, each from the bracket
     #: it leaves open, if any (the error is there even where it is no longer noticed)
     known: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(eq=False)
+class Later:
+    """The entry of a text a change made, still to be made from the entry of the text
+    before it (its tree told about the change): made after the change's answer went out,
+    or when a check asks for it first, whichever comes first."""
+
+    lang: str
+    size: int
+    make: Callable[[], Entry]
 
 
 @dataclass(eq=False)
@@ -157,6 +177,20 @@ class Job:
         if tree is None:
             return None
         return Entry(self.lang, tree, self.data, self.marks, len(self.data))
+
+
+@dataclass
+class Tally:
+    """How much parsing the checks did (a debug statistic: tests count the parses a check
+    runs; the background's parses are not counted)."""
+
+    #: parses run by checks, and the bytes they parsed
+    parses: int = 0
+    parsed_bytes: int = 0
+
+    def count(self, data: bytes | bytearray) -> None:
+        self.parses += 1
+        self.parsed_bytes += len(data)
 
 
 class _Dropped(Exception):
@@ -241,10 +275,13 @@ def _parse(
     old_tree: Tree | None = None,
     *,
     reader: Reader | None = None,
+    tally: Tally | None = None,
 ) -> Tree | None:
     """Parse ``data`` (from ``old_tree``, edited to fit it, when given) until the
     deadline; None when stopped there. A ``reader`` given is of a parse stopped before,
-    which goes on where it stopped; else a new parse starts."""
+    which goes on where it stopped; else a new parse starts (counted in ``tally``)."""
+    if tally is not None and reader is None:
+        tally.count(data)
     if parser.language is not None:
         _keeps_pieces(parser.language)
     resume = reader is not None
@@ -270,10 +307,16 @@ def _parse(
 
 
 def _stopped(
-    parser: Parser, data: bytes | bytearray, until: float, old_tree: Tree | None = None
+    parser: Parser,
+    data: bytes | bytearray,
+    until: float,
+    old_tree: Tree | None = None,
+    tally: Tally | None = None,
 ) -> tuple[Tree | None, Reader]:
     """Like :func:`_parse`, and the reader, to go on with a parse stopped at the
     deadline (pass it back as ``reader``)."""
+    if tally is not None:
+        tally.count(data)
     parser.reset()
     reader = Reader(data)
     tree = _parse(parser, data, until, old_tree, reader=reader)
@@ -288,6 +331,8 @@ class Outcome:
     errors: tuple[Issue, ...] = ()
     #: why the check did not run to its end ("" when it did)
     skipped: str = ""
+    #: how many parses the check ran (a debug statistic)
+    parses: int = field(default=0, compare=False)
     _store: Callable[[str], None] | None = field(default=None, repr=False)
 
     def commit(self, key: str) -> None:
@@ -319,27 +364,73 @@ class Checker:
         self.deadline = deadline
         self.max_entries = entries
         self.budget = budget
-        self._entries: OrderedDict[tuple[str, str], Entry] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, str], Entry | Later] = OrderedDict()
         self._bytes = 0
         self._jobs: OrderedDict[tuple[str, str | None, int], Job] = OrderedDict()
         self._job_ids = 0
         self._parsers: dict[str, Parser] = {}
         self._last_activity = 0.0
         self._timer: asyncio.TimerHandle | None = None
+        self.tally = Tally()
 
     # -- the cache -------------------------------------------------------------------
 
     def get(self, lang: str, key: str) -> Entry | None:
         e = self._entries.get((lang, key))
-        if e is not None:
-            self._entries.move_to_end((lang, key))
+        if e is None:
+            return None
+        self._entries.move_to_end((lang, key))
+        if isinstance(e, Later):
+            return self._settle(key, e)
         return e
 
-    def put(self, key: str, entry: Entry) -> None:
+    def _settle(self, key: str, later: Later) -> Entry | None:
+        """Make the entry ``later`` stands for, in its place in the cache (None, and
+        nothing kept, should that fail: the next check parses instead)."""
+        k = (later.lang, key)
+        try:
+            made = later.make()
+        except Exception:  # bookkeeping that fails must never fail a change
+            log.exception("syntax check: keeping the tree of a changed %s text failed", later.lang)
+            if self._entries.get(k) is later:
+                del self._entries[k]
+                self._bytes -= later.size
+            return None
+        if self._entries.get(k) is later:
+            self._entries[k] = made  # (the same size: the same text)
+        return made
+
+    def put_later(self, key: str, later: Later) -> None:
+        """Keep ``later`` for the text of key ``key``, and make it once the answer in
+        progress went out (when a loop runs; else when a check asks for it). The trees
+        it displaces are let go of then too (freeing a tree of a large text takes a
+        while)."""
+        dropped: list[Entry | Later] = []
+        self.put(key, later, dropped)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+
+        def settle() -> None:
+            dropped.clear()
+            if self._entries.get((later.lang, key)) is later:
+                self._settle(key, later)
+
+        # Two hops: a call that had to wait is answered from a callback already queued.
+        loop.call_soon(loop.call_soon, settle)
+
+    def put(
+        self, key: str, entry: Entry | Later, dropped: list[Entry | Later] | None = None
+    ) -> None:
+        """Keep ``entry`` for the text of key ``key``, dropping the oldest entries past
+        the bounds (into ``dropped``, when given, to be let go of later)."""
         k = (entry.lang, key)
         old = self._entries.pop(k, None)
         if old is not None:
             self._bytes -= old.size
+            if dropped is not None:
+                dropped.append(old)
         self._entries[k] = entry
         self._bytes += entry.size
         while self._entries and (
@@ -347,6 +438,8 @@ class Checker:
         ):
             _, gone = self._entries.popitem(last=False)
             self._bytes -= gone.size
+            if dropped is not None:
+                dropped.append(gone)
 
     def cached(self, lang: str, key: str) -> bool:
         return (lang, key) in self._entries
@@ -445,6 +538,8 @@ class Checker:
                 except _Dropped:
                     self._jobs.pop(k, None)
                     return None
+                if job.data is not None:
+                    self.tally.count(job.data)  # (finished here, for this check)
                 if entry is None:
                     return None
                 self._jobs.pop(k, None)
@@ -473,6 +568,18 @@ class Checker:
         """The errors the change from ``before`` (None: a new file) to ``after``
         introduced. ``splices``: the change as replacements of ``before.view`` (ordered),
         when known; else the texts are compared."""
+        start = self.tally.parses
+        outcome = self._check(lang, before, after, splices)
+        outcome.parses = self.tally.parses - start
+        return outcome
+
+    def _check(
+        self,
+        lang: str,
+        before: Text | None,
+        after: str,
+        splices: Sequence[Splicelike] | None,
+    ) -> Outcome:
         self._touch()
         until = time.perf_counter() + self.deadline
         language = grammars.language(lang)
@@ -531,10 +638,17 @@ class Checker:
         char_edits, edits, mids = self._edits(entry, before, after, splices)
 
         def store(key: str, known: tuple[tuple[int, int], ...] = ()) -> None:
-            # The old tree, told about the change (not reparsed), serves the next check.
-            made = _edited(entry, lang, edits, mids, char_edits, before, after)
-            made.known = known
-            self.put(key, made)
+            # The old tree, told about the change (not reparsed), serves the next check;
+            # telling it is bookkeeping no answer waits for.
+            def make() -> Entry:
+                made = _edited(entry, lang, edits, mids, char_edits, before, after)
+                made.known = known
+                return made
+
+            size = entry.size + sum(
+                len(m) - (e.end - e.start) for e, m in zip(edits, mids, strict=True)
+            )
+            self.put_later(key, Later(lang, size, make))
 
         if not edits:
             return Outcome(_store=lambda key: self.put(key, entry))
@@ -548,12 +662,19 @@ class Checker:
             # around, so only the whole text tells what the change did.
             return exact()
         margin = WIDER_MARGIN.get(lang, MARGIN)
-        cut = removals(entry.tree.root_node, [(e.start, e.end) for e in edits], margin)
+        # What an edit leaves as it was at either end is no part of the change: the text
+        # around the change is cut around what it really changes. (The lines a write
+        # changes are checked as they are: each is about one sibling already.)
+        core_edits, core_mids = cores(data, edits, mids) if len(edits) <= TRIM else (edits, mids)
+        if not core_edits:  # (the same text)
+            return Outcome(_store=lambda key: self.put(key, entry))
+        cut = removals(entry.tree.root_node, [(e.start, e.end) for e in core_edits], margin)
         if any(_meets(span, c) for span in entry.known for c in cut):
             return exact()  # errors a change left lie where this check would not look
-        short = Shortened(data, cut, edits, mids)
+        short = Shortened(data, cut, core_edits, core_mids)
         # A few hundred bytes: parsed at once, from the bytes (no deadline to watch).
         parser.reset()
+        self.tally.count(short.new)
         tree = parser.parse(short.new)
         if not tree.root_node.has_error:
             return Outcome(_store=store)  # (and the errors a change left are gone)
@@ -587,7 +708,7 @@ class Checker:
         text parsed incrementally from the tree kept for the old one."""
         data = self._data(entry, before)
         if not entry.fresh:  # a tree only told about earlier changes: reparse it first
-            tree = _parse(parser, data, until, entry.tree)
+            tree = _parse(parser, data, until, entry.tree, tally=self.tally)
             if tree is None:
                 return Outcome(skipped=self._too_slow())
             entry.tree, entry.fresh, entry.known = tree, True, ()
@@ -595,7 +716,7 @@ class Checker:
         new_data = bytearray(apply_edits(data, edits, mids))
         edited = entry.tree.copy()
         _edit_tree(edited, data, edits, mids)
-        new_tree = _parse(parser, new_data, until, edited)
+        new_tree = _parse(parser, new_data, until, edited, tally=self.tally)
         if new_tree is None:
             return Outcome(skipped=self._too_slow())
         regions = _regions(edited.changed_ranges(new_tree), edits, new_data)
@@ -629,7 +750,7 @@ class Checker:
         """No tree of the old text: parse the new one; the old one only if needed."""
         parser = self._parser(lang, language)
         new_data = bytearray(encode(after))
-        tree, reader = _stopped(parser, new_data, until)
+        tree, reader = _stopped(parser, new_data, until, tally=self.tally)
         if tree is None:
             # Finish it in the background, for the next change, once it has a key.
             job = Job(lang, None, data=new_data, parser=parser, marks=build_marks(after))
@@ -654,7 +775,7 @@ class Checker:
                 tuple(self._judge(lang, parser, tree, new_data, found, until)), _store=store
             )
         old_data = bytearray(encode(before.view))
-        old_tree = _parse(parser, old_data, until)
+        old_tree = _parse(parser, old_data, until, tally=self.tally)
         if old_tree is None:
             return Outcome(skipped=self._too_slow(), _store=store)
         self.put(
@@ -725,10 +846,10 @@ class Checker:
             if not cut:
                 continue
             short = Shortened(data, cut, edits, mids)
-            old_short = _parse(parser, short.old, until)
+            old_short = _parse(parser, short.old, until, tally=self.tally)
             if old_short is None or old_short.root_node.has_error:
                 continue
-            new_short = _parse(parser, short.new, until)
+            new_short = _parse(parser, short.new, until, tally=self.tally)
             if new_short is None:
                 break
             own, _ = issues(new_short.root_node, short.new)
@@ -765,7 +886,7 @@ class Checker:
             return []
 
         def parse(text: bytes) -> list[Issue] | None:
-            other = _parse(parser, text, until)
+            other = _parse(parser, text, until, tally=self.tally)
             return None if other is None else issues(other.root_node, text)[0]
 
         return gaps.judge(lang, data, tree.root_node, found, parse)
@@ -1012,8 +1133,7 @@ def _point_after(start: tuple[int, int], text: bytes | bytearray) -> tuple[int, 
 def _edit_tree(tree: Tree, data: bytearray, edits: list[Edit], mids: list[bytes]) -> None:
     """Tell ``tree`` (of ``data``) about ``edits``, from the last to the first, so that
     every edit's offsets are still those of the old text when it is told."""
-    root = tree.root_node
-    points = [point_at(root, data, e.start) for e in edits]
+    points = points_at(tree.root_node, data, [e.start for e in edits])
     for e, mid, p in reversed(list(zip(edits, mids, points, strict=True))):
         old_end = _point_after(p, data[e.start : e.end])
         tree.edit(

@@ -8,6 +8,7 @@ lives: the module of the official per-language wheel (``tree-sitter-python`` ins
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 
@@ -164,8 +165,10 @@ def by_shebang(first_line: str) -> str | None:
     return INTERPRETERS.get(name) or INTERPRETERS.get(prog)
 
 
+@functools.lru_cache(maxsize=1024)
 def by_name(path: str) -> str | None:
-    """The language a file's name says, else None."""
+    """The language a file's name says, else None (remembered per path: every change
+    asks again)."""
     if is_jsonc(path):
         return "jsonc"
     base = os.path.basename(path)
