@@ -36,6 +36,8 @@ lint: $(STAMP)
 	$(BIN)/ruff check server tests bench
 	$(BIN)/ruff format --check server tests bench
 	$(BIN)/mypy
+	$(BIN)/mypy --platform darwin
+	$(BIN)/mypy --platform win32
 	$(BIN)/lint-imports --no-cache
 
 ## The torture suite at full size, with a table of trials, faults and losses.

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
 
 from steadyhand.fs.checked_open import hard_linked, too_many_links
-from steadyhand.fs.syscalls import open_no_symlinks
 from steadyhand.paths.globs import first_match, relative_to, within
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.system.checked import status_without_links
 
 MAX_PATH_BYTES = 4096
 
@@ -221,28 +221,13 @@ def not_regular(file_path: str, real: str, st: os.stat_result) -> ToolError:
     )
 
 
-_NO_LINK: tuple[os.stat_result | None] = (None,)
-
-
 def _without_links(absolute: str) -> tuple[os.stat_result | None] | None:
     """``(stat,)`` of ``absolute`` (``(None,)`` if it does not exist but its folder does)
     when no component of it is a symbolic link, found in one or two system calls; None
     when there is a link, or the question needs the long way round (:func:`_locate`).
-    The path is opened with ``O_PATH``: nothing is read, and a FIFO cannot block."""
-    try:
-        fd = open_no_symlinks(absolute, os.O_PATH)
-    except OSError as exc:
-        if exc.errno != errno.ENOENT:
-            return None
-        try:  # a file still to be created: its folder must be link-free, and there
-            os.close(open_no_symlinks(os.path.dirname(absolute), os.O_PATH | os.O_DIRECTORY))
-        except OSError:
-            return None
-        return _NO_LINK
-    try:
-        return (os.fstat(fd),)
-    finally:
-        os.close(fd)
+    Nothing is opened for reading, and a FIFO cannot block
+    (:func:`steadyhand.system.checked.status_without_links`)."""
+    return status_without_links(absolute)
 
 
 def _locate(absolute: str) -> tuple[str, os.stat_result | None, OSError | None]:

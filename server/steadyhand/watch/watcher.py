@@ -26,12 +26,12 @@ import errno
 import logging
 import os
 import struct
-import sys
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from steadyhand.fs.atomic import TEMP_PATTERN
+from steadyhand.system import native
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +88,10 @@ class Watcher:
     @enabled.setter
     def enabled(self, value: bool) -> None:
         self._backend.enabled = value
+
+    def backend(self) -> str:
+        """Which mechanism reports the changes: "inotify", or watchdog's observer."""
+        return self._backend.backend()
 
     @property
     def watched_roots(self) -> set[str]:
@@ -156,6 +160,10 @@ class _Backend:
             state = "watching"
         return {"state": state, "folders": self.folders()}
 
+    def backend(self) -> str:
+        """Which mechanism reports the changes ("inotify", or watchdog's observer)."""
+        return "inotify"
+
     def stop(self) -> None:
         raise NotImplementedError
 
@@ -221,18 +229,10 @@ class _Inotify(_Backend):
 
     @classmethod
     def create(cls, loop: asyncio.AbstractEventLoop, on_change: ChangeCallback) -> _Inotify | None:
-        if not sys.platform.startswith("linux"):
+        opened = native.inotify()  # None where the system has no inotify (not Linux)
+        if opened is None:
             return None
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            init = libc.inotify_init1
-            libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
-        except (OSError, AttributeError):
-            return None
-        fd = int(init(os.O_NONBLOCK | os.O_CLOEXEC))
-        if fd < 0:
-            log.info("inotify is not available (%s)", os.strerror(ctypes.get_errno()))
-            return None
+        libc, fd = opened
         try:
             return cls(loop, on_change, libc, fd)
         except (OSError, NotImplementedError, RuntimeError):
@@ -472,6 +472,10 @@ class _Watchdog(_Backend):
             log.info("watching %s", ", ".join(roots))
         except OSError as exc:
             self._fail(f"{exc} (raise fs.inotify.max_user_watches to watch large trees)")
+
+    def backend(self) -> str:
+        obs = self._observer
+        return f"watchdog {type(obs).__name__}" if obs is not None else "watchdog"
 
     def _emit(self, path: str, kind: str) -> None:
         if not self.enabled:
