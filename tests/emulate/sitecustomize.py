@@ -14,6 +14,7 @@ namespace of its own in which ``/proc`` is an empty folder.
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 
@@ -64,7 +65,7 @@ _FCNTL_NAMES = ("F_SETPIPE_SZ", "F_GETPIPE_SZ", "F_OFD_SETLK", "F_OFD_SETLKW", "
 
 def _is_server() -> bool:
     argv = getattr(sys, "orig_argv", sys.argv)
-    if any(a == "-m" and b == "steadyhand" for a, b in zip(argv, argv[1:], strict=False)):
+    if any(a == "-m" and b == "steadyhand" for a, b in itertools.pairwise(argv)):
         return True
     return len(argv) > 1 and os.path.basename(argv[1]) == "steadyhand"
 
