@@ -67,6 +67,8 @@ _NO_RENAMEAT2 = frozenset({errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP})
 #: walk handles: a missing folder to create, a link or a file to name in the refusal,
 #: a kernel (or a sandbox) without ``openat2``.
 _WALK_INSTEAD = frozenset({errno.ENOENT, errno.ELOOP, errno.ENOTDIR, errno.ENOSYS, errno.EPERM})
+#: errnos of ``fchmod`` on a file system that has no permission bits.
+_NO_MODES = frozenset({errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP})
 #: Undoing a swap is never fault-injected: it only runs to protect someone else's bytes.
 _PLAIN = Syscalls()
 
@@ -347,7 +349,13 @@ def _fill(
     if owner is not None:  # before the mode: a change of owner clears setuid and setgid
         with contextlib.suppress(OSError):
             sys.fchown(fd, owner.st_uid, owner.st_gid)
-    sys.fchmod(fd, mode)
+    try:
+        sys.fchmod(fd, mode)
+    except OSError as exc:
+        # a file system without permission bits (FAT, exFAT through FUSE): there is no
+        # mode to keep, and the write goes on
+        if exc.errno not in _NO_MODES:
+            raise
     if old is not None:
         _copy_xattrs(*old, fd)
     if fsync:

@@ -25,6 +25,9 @@ from __future__ import annotations
 
 import sys
 
+#: Whether paths follow Windows' rules (drive letters, ``\\``, UNC, streams, devices).
+WINDOWS_PATHS = sys.platform == "win32"
+
 #: The system the mechanisms below were chosen for.
 if sys.platform == "win32":
     NAME = "windows"

@@ -3,9 +3,9 @@
 Case: APFS and NTFS ignore case by default, but a volume may not (a case-sensitive APFS
 volume, an NTFS folder with case sensitivity turned on, a FAT stick on Linux, ext4 with
 ``casefold``). So it is asked of each volume, once (:func:`case_insensitive`): a name in
-a folder of it is looked up with its case swapped, and the two compared by device and
-inode. Only when no name there has a letter to swap does the system's default answer
-(insensitive on macOS and Windows, sensitive elsewhere).
+a folder of it is looked up with its case swapped: found, and not listed under that
+spelling, the volume ignores case. Only when no name there has a letter to swap does
+the system's default answer (insensitive on macOS and Windows, sensitive elsewhere).
 
 Unicode forms: macOS's file systems find a name whatever its normalization form (HFS+
 stores it decomposed, APFS as written), so ``é`` typed precomposed or decomposed names
@@ -59,18 +59,23 @@ def _same(a: os.stat_result, b: os.stat_result) -> bool:
 
 
 def _tells(folder: str, name: str, st: os.stat_result) -> bool | None:
-    """Whether looking up ``name`` with its case swapped finds the same file; None when
-    ``name`` has no letter to swap or the lookup cannot tell."""
+    """Whether looking up ``name`` with its case swapped finds it; None when ``name``
+    has no letter to swap or the lookup cannot tell. Found and not listed under that
+    spelling is one file under two spellings (compared by the listing, not by inode: a
+    FUSE file system may give each spelling a number of its own)."""
     other = _swapped(name)
     if other is None:
         return None
     try:
-        found = os.stat(os.path.join(folder, other), follow_symlinks=False)
+        os.stat(os.path.join(folder, other), follow_symlinks=False)
     except FileNotFoundError:
         return False
     except (OSError, ValueError):
         return None
-    return _same(found, st)
+    try:
+        return other not in os.listdir(folder)
+    except OSError:
+        return None
 
 
 def _probe(folder: str, st: os.stat_result) -> bool:
@@ -100,9 +105,19 @@ def _probe(folder: str, st: os.stat_result) -> bool:
     return DEFAULT_INSENSITIVE
 
 
-def case_insensitive(folder: str) -> bool:
+def known_volume(dev: int) -> bool | None:
+    """Whether the volume with device number ``dev`` ignores case, if it was asked."""
+    return _by_device.get(dev)
+
+
+def case_insensitive(folder: str, dev: int | None = None) -> bool:
     """Whether the volume holding the existing folder ``folder`` ignores case in names
-    (asked once per volume)."""
+    (asked once per volume; ``dev``: the volume's device number, if known, which spares
+    a look-up once the volume has been asked)."""
+    if dev is not None:
+        known = _by_device.get(dev)
+        if known is not None:
+            return known
     try:
         st = os.stat(folder)
     except (OSError, ValueError):
@@ -118,8 +133,10 @@ def case_insensitive(folder: str) -> bool:
 
 
 def _listed(folder: str, name: str, insensitive: bool) -> str:
-    """``name`` as the listing of ``folder`` spells it (itself when listed as given, or
-    when nothing else matches)."""
+    """``name`` as the listing of ``folder`` spells it: itself when listed as given; the
+    entry it equals under the volume's comparison; else the entry that is the same file
+    (``name`` being an alias the listing does not show, such as an 8.3 short name);
+    else ``name`` as given."""
     try:
         names = os.listdir(folder)
     except (OSError, ValueError):
@@ -127,7 +144,20 @@ def _listed(folder: str, name: str, insensitive: bool) -> str:
     if name in names:
         return name
     want = fold(name, insensitive=insensitive)
-    return next((n for n in names if fold(n, insensitive=insensitive) == want), name)
+    found = next((n for n in names if fold(n, insensitive=insensitive) == want), None)
+    if found is not None:
+        return found
+    try:
+        st = os.stat(os.path.join(folder, name), follow_symlinks=False)
+    except (OSError, ValueError):
+        return name
+    for n in names:
+        try:
+            if _same(os.stat(os.path.join(folder, n), follow_symlinks=False), st):
+                return n
+        except OSError:
+            continue
+    return name
 
 
 def listed_spelling(path: str, *, insensitive: bool) -> str:

@@ -411,15 +411,7 @@ class _Watchdog(_Backend):
 
     def _schedule(self, roots: list[str]) -> None:
         try:
-            from watchdog.events import (
-                FileClosedEvent,
-                FileCreatedEvent,
-                FileDeletedEvent,
-                FileModifiedEvent,
-                FileMovedEvent,
-                FileSystemEvent,
-                FileSystemEventHandler,
-            )
+            from watchdog import events
             from watchdog.observers import Observer
         except ImportError:  # pragma: no cover - watchdog is a dependency
             self._fail("watchdog is not installed")
@@ -427,27 +419,23 @@ class _Watchdog(_Backend):
 
         watcher = self
 
-        class Handler(FileSystemEventHandler):
-            def on_any_event(self, event: FileSystemEvent) -> None:
-                if event.is_directory:
-                    return
-                kind = {
-                    FileModifiedEvent: "modified",
-                    FileClosedEvent: "modified",
-                    FileCreatedEvent: "created",
-                    FileDeletedEvent: "deleted",
-                    FileMovedEvent: "moved",
-                }.get(type(event))
-                if kind is None:
-                    return
-                src = os.fsdecode(event.src_path)
-                if not is_temp_name(src):
-                    watcher._emit(src, kind)
-                if kind == "moved":
-                    dest = os.fsdecode(event.dest_path)
-                    if not is_temp_name(dest):
-                        watcher._emit(dest, "created")
+        class Handler(events.FileSystemEventHandler):
+            def on_any_event(self, event: events.FileSystemEvent) -> None:
+                watcher.on_event(event)
 
+        wanted: list[type[events.FileSystemEvent]] = [
+            events.FileModifiedEvent,
+            events.FileClosedEvent,
+            events.FileCreatedEvent,
+            events.FileDeletedEvent,
+            events.FileMovedEvent,
+            events.DirCreatedEvent,
+            events.DirDeletedEvent,
+            events.DirMovedEvent,
+        ]
+        lost = getattr(events, "EventsLostEvent", None)  # watchdog 7
+        if lost is not None:
+            wanted.append(lost)
         try:
             with self._lock:
                 if self._observer is None:
@@ -457,21 +445,48 @@ class _Watchdog(_Backend):
                     self._observer = obs
                 obs = self._observer
             for root in roots:
-                obs.schedule(
-                    Handler(),
-                    root,
-                    recursive=True,
-                    event_filter=[
-                        FileModifiedEvent,
-                        FileClosedEvent,
-                        FileCreatedEvent,
-                        FileDeletedEvent,
-                        FileMovedEvent,
-                    ],
-                )
+                obs.schedule(Handler(), root, recursive=True, event_filter=wanted)
             log.info("watching %s", ", ".join(roots))
         except OSError as exc:
             self._fail(f"{exc} (raise fs.inotify.max_user_watches to watch large trees)")
+
+    def on_event(self, event: Any) -> None:
+        """One watchdog event, as the changes it means: a file's ``modified``,
+        ``created``, ``deleted`` or ``moved`` (its new name ``created``); ``folder`` for
+        a folder made, removed or renamed (whatever is tracked under it is checked
+        again), and for every watched root when events were lost (an overflow of
+        ``ReadDirectoryChangesW``'s buffer, of inotify's queue). FSEvents coalesces
+        events of one file: any event on a path has it checked again, which is all a
+        coalesced event needs. A rename that changes only the case of a name is a move
+        like any other: the old spelling's records go, the new one is looked at."""
+        kind_of = {
+            "modified": "modified",
+            "closed": "modified",
+            "created": "created",
+            "deleted": "deleted",
+            "moved": "moved",
+        }
+        what = getattr(event, "event_type", "")
+        if type(event).__name__ == "EventsLostEvent":
+            for root in sorted(self.watched):
+                self._emit(root, "folder")
+            return
+        if event.is_directory:
+            if what in ("created", "deleted", "moved"):
+                self._emit(os.fsdecode(event.src_path), "folder")
+                if what == "moved":
+                    self._emit(os.fsdecode(event.dest_path), "folder")
+            return
+        kind = kind_of.get(what)
+        if kind is None:
+            return
+        src = os.fsdecode(event.src_path)
+        if not is_temp_name(src):
+            self._emit(src, kind)
+        if kind == "moved":
+            dest = os.fsdecode(event.dest_path)
+            if not is_temp_name(dest):
+                self._emit(dest, "created")
 
     def backend(self) -> str:
         obs = self._observer
