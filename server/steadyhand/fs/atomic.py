@@ -37,7 +37,7 @@ import secrets
 import stat
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from steadyhand.fs.checked_open import open_checked_at, open_regular, too_many_links
 from steadyhand.fs.state_dir import state_dir
@@ -50,7 +50,7 @@ from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import streaming_hasher
 from steadyhand.system import at, flags, locks, metadata
 from steadyhand.system.process import pid_alive
-from steadyhand.system.rename import replace
+from steadyhand.system.rename import FileBusy, replace
 
 log = logging.getLogger(__name__)
 
@@ -237,6 +237,8 @@ def atomic_write(
             return _write_in(
                 dfd, path, name, data, sys, fsync, expect, expect_stat, create, later, links_ok
             )
+        except FileBusy as exc:
+            raise in_use(path, exc, "written") from exc
         except BaseException:
             for d in reversed(created):
                 with contextlib.suppress(OSError):
@@ -244,6 +246,19 @@ def atomic_write(
             raise
     finally:
         at.close(dfd)
+
+
+def in_use(path: str, exc: FileBusy, what: str) -> ToolError:
+    """The refusal for a file another program holds open so that it cannot be replaced
+    (Windows, after :data:`steadyhand.system.rename.BUSY_DELAYS`): nothing changed."""
+    return ToolError(
+        ErrorCode.FILE_IN_USE,
+        f"{path} is open in another program (an editor, an indexer or an antivirus "
+        f"scanner) that does not let it be replaced, so it was not {what}: the file is "
+        "exactly as it was. Retry in a moment, or ask the user to close it there.",
+        path=path,
+        cause=exc.cause.strerror or str(exc.cause),
+    )
 
 
 def _write_in(
@@ -581,7 +596,7 @@ def checked_delete(
     except FileNotFoundError:
         return
     try:
-        with _folder_lock(dfd):
+        with _folder_lock(dfd), _busy_is_in_use(path):
             if expect is None:
                 try:
                     sys.unlink(name, dfd)
@@ -592,6 +607,14 @@ def checked_delete(
         _sync_folder(dfd, sys, fsync)
     finally:
         at.close(dfd)
+
+
+@contextlib.contextmanager
+def _busy_is_in_use(path: str) -> Iterator[None]:
+    try:
+        yield
+    except FileBusy as exc:
+        raise in_use(path, exc, "deleted") from exc
 
 
 def _delete_checked(

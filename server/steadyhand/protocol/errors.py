@@ -32,6 +32,7 @@ class ErrorCode(StrEnum):
     SESSION_EXISTS = "session_exists"
     CONFLICT = "conflict"
     SYNTAX_ERROR = "syntax_error"
+    FILE_IN_USE = "file_in_use"
 
 
 class ToolError(Exception):
