@@ -5,6 +5,7 @@ NTFS volume, so everything that takes a path as a key or judges it by its name i
 to one file, one spelling: confinement, deny and protected globs, the agents' records,
 the history and the editor's documents. Skipped where FUSE or fusefat is missing (with
 the reason), except under ``CI=true``, where it must run (``.ci/run`` installs them).
+The emulated macOS run takes it too.
 """
 
 from __future__ import annotations
@@ -25,10 +26,16 @@ from tests.editor import EditorState, open_doc, settle
 READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
 
 
+def _fusermount() -> str:
+    return shutil.which("fusermount") or shutil.which("fusermount3") or "fusermount"
+
+
 def _unavailable() -> str | None:
-    missing = [t for t in ("fusefat", "mkfs.vfat", "fusermount") if shutil.which(t) is None]
+    missing = [t for t in ("fusefat", "mkfs.vfat") if shutil.which(t) is None]
+    if shutil.which(_fusermount()) is None:
+        missing.append("fusermount")
     if missing:
-        return f"{', '.join(missing)} not installed (apt-get install fusefat dosfstools fuse3)"
+        return f"{', '.join(missing)} not installed (apt-get install fusefat dosfstools fuse)"
     if not os.path.exists("/dev/fuse"):
         return "no /dev/fuse on this machine"
     return None
@@ -60,7 +67,7 @@ def fat(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     try:
         yield mnt
     finally:
-        subprocess.run(["fusermount", "-u", str(mnt)], capture_output=True)
+        subprocess.run([_fusermount(), "-u", str(mnt)], capture_output=True)
 
 
 _count = iter(range(1_000_000))
