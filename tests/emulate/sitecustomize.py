@@ -8,8 +8,12 @@ imported. The standard library keeps working (asyncio picks its selector by feat
 watchdog falls back to its polling observer, ``ctypes.util.find_library("c")`` answers
 None), so the server takes its macOS branches on a Linux kernel: what cannot start or
 run without a Linux-only call is caught; what a macOS kernel would do differently is
-not. With ``STEADYHAND_EMULATE_HIDE_PROC=1`` and root, the process also gets a mount
-namespace of its own in which ``/proc`` is an empty folder.
+not. One macOS call is carried out by its Linux equivalent, as an emulator would: an
+``open`` with macOS 11's ``O_NOFOLLOW_ANY`` (no symbolic link anywhere on the path) is
+made with ``openat2(RESOLVE_NO_SYMLINKS)``, and ``platform.mac_ver()`` reports 14.0, so
+the branch that uses it runs (a Linux kernel would silently ignore the flag). With
+``STEADYHAND_EMULATE_HIDE_PROC=1`` and root, the process also gets a mount namespace of
+its own in which ``/proc`` is an empty folder.
 """
 
 from __future__ import annotations
@@ -82,6 +86,48 @@ def _hide_proc() -> None:
     libc.mount(b"none", b"/proc", b"tmpfs", 0, None)
 
 
+_O_NOFOLLOW_ANY = 0x20000000
+
+
+def _nofollow_any() -> None:
+    """``os.open`` with ``O_NOFOLLOW_ANY`` (macOS) made by ``openat2`` (Linux)."""
+    import ctypes
+    import errno
+    import platform
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    syscall = libc.syscall
+    syscall.restype = ctypes.c_long
+
+    class OpenHow(ctypes.Structure):
+        _fields_ = [
+            ("flags", ctypes.c_uint64),
+            ("mode", ctypes.c_uint64),
+            ("resolve", ctypes.c_uint64),
+        ]
+
+    real_open = os.open
+
+    def emulated_open(path, flags, mode=0o777, *, dir_fd=None):  # type: ignore[no-untyped-def]
+        if not flags & _O_NOFOLLOW_ANY:
+            return real_open(path, flags, mode, dir_fd=dir_fd)
+        flags &= ~_O_NOFOLLOW_ANY
+        # openat2 takes a mode only with O_CREAT (else EINVAL); RESOLVE_NO_SYMLINKS
+        how = OpenHow(flags | os.O_CLOEXEC, mode if flags & os.O_CREAT else 0, 0x04)
+        raw = os.fsencode(path)
+        at = -100 if dir_fd is None else dir_fd
+        while True:
+            fd = syscall(437, at, ctypes.c_char_p(raw), ctypes.byref(how), ctypes.sizeof(how))
+            if fd >= 0:
+                return int(fd)
+            err = ctypes.get_errno()
+            if err != errno.EINTR:
+                raise OSError(err, os.strerror(err), path)
+
+    os.open = emulated_open
+    platform.mac_ver = lambda *a, **k: ("14.0", ("", "", ""), "x86_64")  # type: ignore[assignment]
+
+
 def _emulate() -> None:
     if os.environ.get("STEADYHAND_EMULATE_HIDE_PROC") == "1" and os.geteuid() == 0:
         _hide_proc()
@@ -93,7 +139,7 @@ def _emulate() -> None:
         for name in names:
             if hasattr(module, name):
                 delattr(module, name)
-    os.supports_dir_fd.discard(getattr(os, "statx", None))
+    _nofollow_any()
 
 
 if os.environ.get("STEADYHAND_EMULATE") == "macos" and _is_server():

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import stat
+import unicodedata
 from collections.abc import Sequence
 
 from steadyhand.paths.globs import first_match, relative_to, within
@@ -61,9 +62,13 @@ def canonical(path: str, st: os.stat_result | None = None) -> str:
     as stored (case; on Windows the long name of an 8.3 short one), NFC on macOS; the
     path itself on a volume that compares names byte for byte."""
     insensitive = ignores_case(path, st)
-    if not (insensitive or FORM_INSENSITIVE or WINDOWS_PATHS):
-        return path
-    return stored_spelling(path, insensitive=insensitive)
+    if insensitive or WINDOWS_PATHS:
+        return stored_spelling(path, insensitive=insensitive)
+    if FORM_INSENSITIVE:
+        # case counts, forms do not: the name given and the name stored differ at most
+        # in their form, so NFC of the one is NFC of the other (nothing to look up)
+        return unicodedata.normalize("NFC", path)
+    return path
 
 
 def glob_form(path: str) -> str:

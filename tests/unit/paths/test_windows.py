@@ -239,3 +239,16 @@ def test_key_ignores_case_and_separators() -> None:
     assert windows.key("C:\\Users\\ANA\\a.TXT") == windows.key("c:/users/ana/A.txt")
     assert windows.key("C:\\a") != windows.key("D:\\a")
     assert ntpath.normcase("C:\\A") == windows.key("c:/a")
+
+
+def test_client_uris_name_windows_files() -> None:
+    from steadyhand.paths.uris import local_path
+
+    assert local_path("file:///c%3A/Users/Ana/a.txt", windows_rules=True) == "C:\\Users\\Ana\\a.txt"
+    assert local_path("file://fileserver/team/x.md", windows_rules=True) == (
+        "\\\\fileserver\\team\\x.md"
+    )
+    assert local_path("file:///c%3A/a.txt%00", windows_rules=True) is None
+    assert local_path("https://example.com/a.txt", windows_rules=True) is None
+    # the same URIs on POSIX: another host is no local file
+    assert local_path("file://fileserver/team/x.md", windows_rules=False) is None
