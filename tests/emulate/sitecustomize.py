@@ -11,7 +11,12 @@ run without a Linux-only call is caught; what a macOS kernel would do differentl
 not. One macOS call is carried out by its Linux equivalent, as an emulator would: an
 ``open`` with macOS 11's ``O_NOFOLLOW_ANY`` (no symbolic link anywhere on the path) is
 made with ``openat2(RESOLVE_NO_SYMLINKS)``, and ``platform.mac_ver()`` reports 14.0, so
-the branch that uses it runs (a Linux kernel would silently ignore the flag). With
+the branch that uses it runs (a Linux kernel would silently ignore the flag); and where a
+C compiler is at hand, ``ctypes.util.find_library("c")`` names a small library
+(``libc_shim.c``) whose ``renameatx_np`` is Linux's ``renameat2`` and ``fcopyfile`` does
+nothing, so the macOS calls behind the atomic swap run (without a compiler it answers
+None, as a plain emulation does, and the server falls back: a check right before a plain
+rename). With
 ``STEADYHAND_EMULATE_HIDE_PROC=1`` and root, the process also gets a mount namespace of
 its own in which ``/proc`` is an empty folder.
 """
@@ -128,6 +133,40 @@ def _nofollow_any() -> None:
     platform.mac_ver = lambda *a, **k: ("14.0", ("", "", ""), "x86_64")  # type: ignore[assignment]
 
 
+def _libc_shim() -> None:
+    """``find_library("c")`` answers the shim library, built once (when ``cc`` is there)."""
+    import ctypes.util
+    import hashlib
+    import shutil
+    import subprocess
+    import tempfile
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    source = os.path.join(here, "libc_shim.c")
+    cc = shutil.which("cc")
+    if cc is None or not os.path.exists(source):
+        return
+    with open(source, "rb") as f:
+        tag = hashlib.sha256(f.read()).hexdigest()[:16]
+    cache = os.path.join(tempfile.gettempdir(), f"steadyhand-emulate-{os.geteuid()}")
+    built = os.path.join(cache, f"libc_shim-{tag}.so")
+    if not os.path.exists(built):
+        os.makedirs(cache, exist_ok=True)
+        part = f"{built}.{os.getpid()}"
+        done = subprocess.run(
+            [cc, "-shared", "-fPIC", "-O2", "-o", part, source], capture_output=True
+        )
+        if done.returncode != 0:
+            return
+        os.replace(part, built)
+    real = ctypes.util.find_library
+
+    def find_library(name: str) -> str | None:
+        return built if name == "c" else real(name)
+
+    ctypes.util.find_library = find_library
+
+
 def _emulate() -> None:
     if os.environ.get("STEADYHAND_EMULATE_HIDE_PROC") == "1" and os.geteuid() == 0:
         _hide_proc()
@@ -140,6 +179,7 @@ def _emulate() -> None:
             if hasattr(module, name):
                 delattr(module, name)
     _nofollow_any()
+    _libc_shim()
 
 
 if os.environ.get("STEADYHAND_EMULATE") == "macos" and _is_server():

@@ -34,6 +34,9 @@ if sys.platform == "linux":
 elif sys.platform == "darwin":
     import ctypes
     import ctypes.util
+    import stat
+
+    from steadyhand.system import checked
 
     #: ``<copyfile.h>``
     _COPYFILE_ACL = 1 << 0
@@ -50,18 +53,27 @@ elif sys.platform == "darwin":
         _fcopyfile.restype = ctypes.c_int
 
     def copy(dfd: int, name: str, fd: int) -> None:
-        """``fcopyfile`` from the replaced file (opened in its folder, through no link,
-        without blocking) to ``fd``: its ACL and extended attributes."""
+        """``fcopyfile`` from the replaced file to ``fd``: its ACL and extended
+        attributes. The replaced file is opened only once seen to be a regular file, and
+        then only if it is the file seen (:mod:`steadyhand.system.checked`)."""
         if _fcopyfile is None:
             return
-        try:
-            src = os.open(
-                name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd
-            )
+        try:  # looked at first: a FIFO or a device put in its place is never opened
+            probe = checked.probe(name, dfd)
         except OSError:
             return
         try:
-            _fcopyfile(src, fd, None, _COPYFILE_ACL | _COPYFILE_XATTR)
+            if not stat.S_ISREG(probe.st.st_mode):
+                return
+            src = probe.open(checked.READ)
+        except OSError:
+            return
+        finally:
+            probe.close()
+        try:
+            now = os.fstat(src)
+            if (now.st_dev, now.st_ino) == (probe.st.st_dev, probe.st.st_ino):
+                _fcopyfile(src, fd, None, _COPYFILE_ACL | _COPYFILE_XATTR)
         finally:
             os.close(src)
 
