@@ -208,7 +208,7 @@ def _named_as(fd: int, path: str, st: os.stat_result) -> bool:
     if st.st_nlink > 1:
         return True
     told = checked.final_name(fd)
-    return told is None or checked.same_name(told, path)
+    return told is None or checked.names_agree(told, path)
 
 
 def _still_named(dfd: int, name: str, st: os.stat_result, *, links_ok: bool) -> bool:

@@ -43,6 +43,19 @@ def same_name(a: str, b: str) -> bool:
     return a == b or _fold(a) == _fold(b)
 
 
+def names_agree(told: str, path: str) -> bool:
+    """Whether the path the system reports for an open file (``F_GETPATH``,
+    ``GetFinalPathNameByHandleW``) names ``path``: the same path, or one that ends with
+    its folder and name (the system may name the volume its own way: a mapped drive as
+    its UNC share, a macOS firmlink by the data volume)."""
+    if same_name(told, path):
+        return True
+    sep = "\\" if "\\" in told and "/" not in told else "/"
+    mine = [p for p in path.replace("\\", "/").split("/") if p][-2:]
+    theirs = [p for p in told.replace(sep, "/").split("/") if p][-2:]
+    return len(mine) == len(theirs) and all(map(same_name, mine, theirs))
+
+
 if sys.platform == "win32":
     from steadyhand.system import win32
 

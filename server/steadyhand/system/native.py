@@ -12,16 +12,17 @@ from typing import Any
 
 @cache
 def glibc() -> Any | None:
-    """glibc, with ``mallopt`` and ``malloc_trim`` (None elsewhere: musl, macOS, Windows)."""
-    if sys.platform != "linux":
-        return None
+    """The process's C library if it is glibc, with ``mallopt`` and ``malloc_trim``
+    (None elsewhere: musl, macOS's libSystem, Windows's CRT). Told by the library
+    itself, not by the system's name."""
     try:
         import ctypes
 
         libc = ctypes.CDLL(None)
-        libc.mallopt  # noqa: B018 - glibc has it; musl and others may not
+        libc.gnu_get_libc_version  # noqa: B018 - glibc's own
+        libc.mallopt  # noqa: B018
         libc.malloc_trim  # noqa: B018
-    except (OSError, AttributeError):
+    except (OSError, TypeError, AttributeError):  # Windows: no CDLL(None)
         return None
     return libc
 

@@ -128,3 +128,21 @@ def test_fold_compares_forms_where_the_system_does() -> None:
         names.FORM_INSENSITIVE
     )
     assert checked.same_name("/x/" + nfc, "/X/" + nfd)
+
+
+@pytest.mark.parametrize(
+    ("told", "path", "agree"),
+    [
+        ("/Users/ana/p/x.txt", "/Users/ana/p/x.txt", True),
+        ("/users/ANA/p/X.txt", "/Users/ana/p/x.txt", True),
+        ("/System/Volumes/Data/Users/ana/p/x.txt", "/Users/ana/p/x.txt", True),
+        ("\\\\srv\\share\\proj\\a.txt", "Z:\\proj\\a.txt", True),
+        ("C:\\Proj\\A.TXT", "c:\\proj\\a.txt", True),
+        ("/x/other/y.txt", "/x/p/y.txt", False),
+        ("/x/p/z.txt", "/x/p/y.txt", False),
+    ],
+)
+def test_a_name_the_system_reports_agrees_with_the_path_opened(
+    told: str, path: str, agree: bool
+) -> None:
+    assert checked.names_agree(told, path) is agree
