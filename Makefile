@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: venv demo test lint format bench nearmiss torture vsix vsix-host vscode-check tool-schemas clean
+.PHONY: venv demo test test-macos-emulated test-fat lint format bench nearmiss torture vsix vsix-host vscode-check tool-schemas clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -19,9 +19,25 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/steadyhand demo
 
-## The whole test suite (end-to-end over stdio, unit and property tests, lint and types).
+## The whole test suite (end-to-end over stdio, unit and property tests, lint and types),
+## then the end-to-end tests again with the server under an emulated macOS.
 test: $(STAMP) lint vscode-check
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(MAKE) test-macos-emulated
+
+## The end-to-end suite (not the real editors) with every server process on an emulated
+## macOS: sys.platform is "darwin", Linux-only names of os, socket and fcntl are gone, and
+## (as root) /proc is hidden in a mount namespace of its own (tests/emulate/sitecustomize.py).
+EMULATED_PYTEST_ARGS ?=
+test-macos-emulated: $(STAMP)
+	STEADYHAND_EMULATE=macos STEADYHAND_EMULATE_HIDE_PROC=1 \
+	PYTHONPATH=$(CURDIR)/tests/emulate \
+	$(BIN)/python -m pytest tests/e2e --ignore=tests/e2e/real_clients --ignore=tests/e2e/vscode \
+		-p no:cacheprovider $(EMULATED_PYTEST_ARGS)
+
+## The path battery on a real case-insensitive file system (FAT through FUSE).
+test-fat: $(STAMP)
+	$(BIN)/python -m pytest tests/e2e/test_case_insensitive_volume.py $(PYTEST_ARGS)
 
 ## Benchmark against the floor and the MCP peer (needs Node 20+ and npm);
 ## BENCH_ARGS=--quick for a smoke run. Prints a table, also in bench/results/latest.md.
@@ -36,6 +52,8 @@ lint: $(STAMP)
 	$(BIN)/ruff check server tests bench
 	$(BIN)/ruff format --check server tests bench
 	$(BIN)/mypy
+	$(BIN)/mypy --platform darwin
+	$(BIN)/mypy --platform win32
 	$(BIN)/lint-imports --no-cache
 
 ## The torture suite at full size, with a table of trials, faults and losses.

@@ -25,7 +25,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -186,6 +186,18 @@ def _windows(path: Path, n: int, lines: list[int]) -> list[dict[str, Any]]:
     if n <= 1000:
         return [{"file_path": str(path)}]
     return [{"file_path": str(path), "offset": k - 3, "limit": 7} for k in sorted(set(lines))]
+
+
+def _cpu_ns(pid: int) -> int:
+    """The CPU time the process ``pid`` has run, all its threads together (Linux's
+    ``/proc/<pid>/task/*/schedstat``; 0 where there is none)."""
+    total = 0
+    for stat_file in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+        try:
+            total += int(stat_file.read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
 
 
 def interleave(
@@ -473,6 +485,159 @@ class Bench:
                 s.close()
         self._ops_table(rows, multi)
         self._fs_table(rows, spread)
+
+    # -- Linux's code paths against the portable ones --------------------------------
+
+    def _platform_rows(self, fsync: bool) -> list[tuple[str, dict[str, list[float]]]]:
+        """Two Steadyhand servers side by side, on twin workspaces: one on
+        Linux's calls (openat2, O_PATH and /proc, renameat2, O_TMPFILE, inotify), one on
+        an emulated macOS (tests/emulate: the calls macOS has, or the fallbacks where
+        a Linux kernel cannot stand in for them). Calls alternate between the two, so the
+        machine's load falls on both alike; the p50s are compared."""
+        m = self.mode
+        dirs = {k: self.ws / f"platforms-{int(fsync)}" / k for k in ("linux", "macos")}
+        for d in dirs.values():
+            (d / "create").mkdir(parents=True, exist_ok=True)
+            for n in m.sizes:
+                text = workload.source_text(n)
+                (d / f"f{n}.py").write_text(text)
+                (d / f"m{n}.py").write_text(text)
+            (d / "w1k.py").write_text(workload.source_text(1000))
+        specs = {
+            # no watching: the emulated macOS could only poll (watchdog's fallback), where
+            # a real one has FSEvents; the file operations themselves are compared
+            "linux": servers.steadyhand("linux", fsync=fsync, watch=False),
+            "macos": replace(
+                servers.steadyhand("macos", fsync=fsync, watch=False),
+                env=servers.emulated_macos(),
+            ),
+        }
+        srv = {k: self.start(spec, dirs[k]) for k, spec in specs.items()}
+        rows: list[tuple[str, dict[str, list[float]]]] = []
+        try:
+            said = sh_call(srv["macos"], "steadyhand.ping", {})["platform"]["os"]
+            if said != "macos":
+                raise RuntimeError(f"the emulated server says it runs on {said}")
+            for k, d in dirs.items():  # what is edited was read, as an agent does
+                sh_call(srv[k], "steadyhand.read", {"file_path": str(d / "w1k.py")})
+                for n in m.sizes:
+                    one = [workload.edit_pair(n)[0]]
+                    three = [line for line, _ in workload.multi_edit_pairs(n)]
+                    for params in _windows(d / f"f{n}.py", n, one) + _windows(
+                        d / f"m{n}.py", n, three
+                    ):
+                        sh_call(srv[k], "steadyhand.read", params)
+
+            def per(
+                make: Callable[[str], Callable[[int], object]],
+            ) -> dict[str, Callable[[int], object]]:
+                return {k: make(k) for k in dirs}
+
+            def timed(
+                ops: dict[str, Callable[[int], object]], calls: int
+            ) -> dict[str, list[float]]:
+                """:func:`interleave`, and the CPU time each server spent per call (all
+                its threads: far less moved by the machine's load than the wall clock)."""
+                before = {k: _cpu_ns(srv[k].pid) for k in srv}
+                times = interleave(ops, calls, m.warmup)
+                for k in srv:
+                    spent = (_cpu_ns(srv[k].pid) - before[k]) / 1e6
+                    times[f"cpu:{k}"] = [spent / (calls + m.warmup)]
+                return times
+
+            def read(k: str) -> Callable[[int], object]:
+                path = str(dirs[k] / "w1k.py")
+                opts = [{"file_path": path}, {"file_path": path, "offset": 1, "limit": 999}]
+                return lambda i: sh_call(srv[k], "steadyhand.read", opts[i % 2])
+
+            rows.append(("read 1k lines", timed(per(read), m.calls)))
+            for n in m.sizes:
+                _, pair = workload.edit_pair(n)
+
+                def edit(
+                    k: str, n: int = n, pair: workload.EditPair = pair
+                ) -> Callable[[int], object]:
+                    path = str(dirs[k] / f"f{n}.py")
+                    fwd = {"file_path": path, "old_string": pair.a, "new_string": pair.b}
+                    back = {"file_path": path, "old_string": pair.b, "new_string": pair.a}
+                    return lambda i: sh_call(srv[k], "steadyhand.edit", back if i % 2 else fwd)
+
+                calls = m.calls if n < 100_000 else m.calls_100k
+                rows.append((f"one-line edit, {n // 1000}k lines", timed(per(edit), calls)))
+            contents = [workload.source_text(1000, variant=1), workload.source_text(1000)]
+
+            def write(k: str) -> Callable[[int], object]:
+                path = str(dirs[k] / "w1k.py")
+                return lambda i: sh_call(
+                    srv[k], "steadyhand.write", {"file_path": path, "content": contents[i % 2]}
+                )
+
+            rows.append(("write (overwrite) 1k lines", timed(per(write), m.calls)))
+            content = workload.source_text(100)
+
+            def create(k: str) -> Callable[[int], object]:
+                return lambda i: sh_call(
+                    srv[k],
+                    "steadyhand.write",
+                    {"file_path": str(dirs[k] / "create" / f"new{i}.py"), "content": content},
+                )
+
+            rows.append(("create (100 lines)", timed(per(create), m.calls)))
+            for n in m.sizes:
+                pairs = [p for _, p in workload.multi_edit_pairs(n)]
+
+                def multi(
+                    k: str, n: int = n, pairs: list[workload.EditPair] = pairs
+                ) -> Callable[[int], object]:
+                    path = str(dirs[k] / f"m{n}.py")
+                    fwd = [{"old_string": p.a, "new_string": p.b} for p in pairs]
+                    back = [{"old_string": p.b, "new_string": p.a} for p in pairs]
+                    return lambda i: sh_call(
+                        srv[k],
+                        "steadyhand.multiEdit",
+                        {"file_path": path, "edits": back if i % 2 else fwd},
+                    )
+
+                calls = m.calls if n < 100_000 else m.calls_100k
+                rows.append(
+                    (
+                        f"multi-edit (3 edits), {n // 1000}k lines",
+                        timed(per(multi), calls),
+                    )
+                )
+        finally:
+            for s in srv.values():
+                s.close()
+        return rows
+
+    def platforms(self) -> None:
+        """Linux's code paths against the portable ones, fsync off and on
+        (:meth:`_platform_rows`)."""
+        runs = {fsync: self._platform_rows(fsync) for fsync in (False, True)}
+        lines = [
+            "## Linux's code paths against the portable ones (an emulated macOS)",
+            "",
+            "Two servers side by side, calls alternating between them: one on Linux's "
+            'calls, one with `sys.platform == "darwin"` and the Linux-only names gone '
+            "(`bench/run.py --only platforms`; tests/emulate), watching off in both (the "
+            "emulated one could only poll). The budget: no operation more than 10% slower "
+            "at p50.",
+            "",
+            "| Operation | fsync off: Linux / emulated macOS p50 ms | change | CPU ms per call "
+            "| change | fsync on: p50 ms | change | CPU ms per call | change |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for (name, off), (_, on) in zip(runs[False], runs[True], strict=True):
+            cells = []
+            for t in (off, on):
+                a, b = p50(t["linux"]), p50(t["macos"])
+                ca, cb = t["cpu:linux"][0], t["cpu:macos"][0]
+                cells.append(
+                    f"{a:.2f} / {b:.2f} | {(b / a - 1) * 100:+.1f}% | {ca:.2f} / {cb:.2f} | "
+                    f"{(cb / ca - 1) * 100:+.1f}%"
+                )
+            lines.append(f"| {name} | {cells[0]} | {cells[1]} |")
+        self.report.sections.append("\n".join(lines))
 
     def _read_row(self, sh: Running, peer: Running, dirs: dict[str, Path]) -> OpRow:
         n = 1000
@@ -1335,10 +1500,22 @@ def main(argv: list[str] | None = None) -> int:
         default="startup,trivial,operations,syntax,mcp,log,tracked,watcher",
         help="comma-separated sections to run",
     )
+    ap.add_argument(
+        "--emulate",
+        choices=["macos"],
+        help="run every Steadyhand server on an emulated macOS (tests/emulate): its "
+        "portable code paths on this Linux machine, to compare with the Linux ones",
+    )
     ap.add_argument("--keep", action="store_true", help="keep the run folder")
     ap.add_argument("--output", default=str(RESULTS / "latest.md"))
     args = ap.parse_args(argv)
     mode = QUICK if args.quick else FULL
+    if args.emulate:
+        emulate = Path(__file__).resolve().parent.parent / "tests" / "emulate"
+        os.environ["STEADYHAND_EMULATE"] = args.emulate
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(emulate), os.environ.get("PYTHONPATH", "")) if p
+        )
     # Byte-compile the package first, as an installed package is: with
     # PYTHONDONTWRITEBYTECODE set, every start would otherwise compile each module anew.
     package = Path(__file__).resolve().parent.parent / "server" / "steadyhand"
@@ -1361,6 +1538,7 @@ def main(argv: list[str] | None = None) -> int:
         "log": bench.big_log,
         "tracked": bench.tracked,
         "watcher": bench.watcher,
+        "platforms": bench.platforms,
     }
     try:
         for name in args.only.split(","):

@@ -36,6 +36,28 @@ os.environ["STEADYHAND_RUNTIME_DIR"] = _RUNTIME_DIR
 atexit.register(shutil.rmtree, _RUNTIME_DIR, ignore_errors=True)
 
 
+#: The servers run on an emulated macOS (``make test-macos-emulated``).
+EMULATED_MACOS = os.environ.get("STEADYHAND_EMULATE") == "macos"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "linux_kernel(reason): judges what only a Linux kernel does; left out of the "
+        "emulated macOS run, with the reason",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not EMULATED_MACOS:
+        return
+    for item in items:
+        marker = item.get_closest_marker("linux_kernel")
+        if marker is not None:
+            why = marker.args[0] if marker.args else "needs a Linux kernel"
+            item.add_marker(pytest.mark.skip(reason=f"emulated macOS: {why}"))
+
+
 def server_config(env: dict[str, str] | None = None) -> ClientServerConfig:
     full = dict(os.environ)
     if env:

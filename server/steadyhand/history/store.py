@@ -22,7 +22,7 @@ restarts). A change whose earlier content was evicted stays in the index, marked
 longer restorable. The index is append-only; it is rewritten (atomically) only when it
 grows past :data:`MAX_ENTRIES`. Several servers on one workspace share the store: each
 re-reads what the others appended before answering, and appends and compactions take
-turns under a lock on ``index.lock`` (where the system has ``flock``), so a compaction
+turns under a lock on ``index.lock`` (``flock``; ``LockFileEx`` on Windows), so a compaction
 never drops a line another server appended meanwhile.
 """
 
@@ -44,16 +44,13 @@ from typing import Any
 
 from steadyhand.fs.checked_open import open_regular
 from steadyhand.state.hashing import content_hash, text_hash
+from steadyhand.system import flags, locks
 
 try:
     import orjson
 except ImportError:  # pragma: no cover - a dependency, but the store works without it
     orjson = None  # type: ignore[assignment]
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: compaction re-checks the index instead
-    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +77,7 @@ def _write_file(
     """Write ``parts`` to ``path`` through a temp file and a rename. ``ready``, if given,
     is asked just before the rename; when it says no, nothing is replaced (False)."""
     tmp = f"{path}.{os.getpid()}.{secrets.token_hex(3)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | flags.BINARY, 0o600)
     try:
         for part in parts:
             _write_all(fd, part)
@@ -392,7 +389,7 @@ class HistoryStore:
         meta = os.path.join(self.root, "meta.json")
         if not os.path.exists(meta):
             with contextlib.suppress(FileExistsError):  # another server made it meanwhile
-                fd = os.open(meta, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+                fd = os.open(meta, os.O_WRONLY | os.O_CREAT | os.O_EXCL | flags.CLOEXEC, 0o600)
                 with open(fd, "w", encoding="utf-8") as f:
                     json.dump({"workspace": list(self.folders), "format": 1}, f)
 
@@ -454,12 +451,9 @@ class HistoryStore:
     def _turn(self) -> Iterator[None]:
         """Hold the index lock: appends and compactions by every server sharing the store
         take turns, so lines never interleave and a compaction never drops one."""
-        if fcntl is None:
-            yield
-            return
         fd = open_regular(os.path.join(self.root, "index.lock"), os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            locks.lock(fd)  # flock, or LockFileEx on Windows
             yield
         finally:
             os.close(fd)  # which releases the lock

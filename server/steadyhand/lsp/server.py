@@ -29,6 +29,7 @@ from steadyhand.paths.resolve import Roots
 from steadyhand.paths.uris import local_path
 from steadyhand.protocol.params import ParamsError
 from steadyhand.protocol.results import Result, success
+from steadyhand.system import describe as _describe
 from steadyhand.tools.table import COMMANDS, Command, parse, run
 from steadyhand.watch.external import ExternalChanges
 from steadyhand.watch.watcher import Watcher
@@ -52,7 +53,12 @@ class SteadyhandServer(LanguageServer):
             Settings(),
             editor=(self, self.docs),
             on_success=self.ensure_watching,
-            status=lambda: success("pong", version=__version__, watcher=self.watcher_status()),
+            status=lambda: success(
+                "pong",
+                version=__version__,
+                watcher=self.watcher_status(),
+                platform=self.platform(),
+            ),
         )
         self.ctx = built.ctx
         assert built.editor is not None and built.own is not None
@@ -86,6 +92,14 @@ class SteadyhandServer(LanguageServer):
 
             self.watcher = Watcher(asyncio.get_running_loop(), self.external_change)
         self.watcher.ensure(list(self.ctx.roots.workspace + self.ctx.roots.allowed))
+
+    def platform(self) -> dict[str, Any]:
+        """The system and the mechanism of each promise on it (``watch``: the one in
+        use, once watching has started)."""
+        described = _describe()
+        if self.watcher is not None:
+            described["watch"] = self.watcher.backend()
+        return described
 
     def watcher_status(self) -> dict[str, Any]:
         """:meth:`Watcher.status`, or "off" / "idle" (nothing tracked yet) without one."""

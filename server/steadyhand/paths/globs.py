@@ -155,11 +155,14 @@ def _exact(pattern: str) -> str:
 
 
 @functools.lru_cache(maxsize=512)
-def _compiled(pattern: str, exact: bool = False) -> re.Pattern[str] | GlobError:
+def _compiled(
+    pattern: str, exact: bool = False, ignore_case: bool = False
+) -> re.Pattern[str] | GlobError:
     try:
         one = _exact if exact else _one
         alternatives = [one(p) for p in expand_braces(pattern)]
-        return re.compile("|".join(f"(?:{a})" for a in alternatives), re.DOTALL)
+        how = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
+        return re.compile("|".join(f"(?:{a})" for a in alternatives), how)
     except (GlobError, re.error) as exc:
         return exc if isinstance(exc, GlobError) else GlobError(str(exc))
 
@@ -186,40 +189,56 @@ def invalid_glob(pattern: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=64)
-def _any_of(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+def _any_of(patterns: tuple[str, ...], ignore_case: bool = False) -> re.Pattern[str] | None:
     """One regex for several globs: one pass over a path instead of one per glob."""
-    parts = [rx.pattern for p in patterns if not isinstance(rx := _compiled(p), GlobError)]
+    parts = [
+        rx.pattern
+        for p in patterns
+        if not isinstance(rx := _compiled(p, ignore_case=ignore_case), GlobError)
+    ]
     if not parts:
         return None
-    return re.compile("|".join(f"(?:{p})" for p in parts), re.DOTALL)
+    how = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
+    return re.compile("|".join(f"(?:{p})" for p in parts), how)
 
 
-def first_match(patterns: Sequence[str], path: str, relative: str | None = None) -> str | None:
-    """The first of ``patterns`` that ``path`` (or its workspace-relative form) matches."""
-    rx = _any_of(tuple(patterns))
+def first_match(
+    patterns: Sequence[str],
+    path: str,
+    relative: str | None = None,
+    *,
+    ignore_case: bool = False,
+) -> str | None:
+    """The first of ``patterns`` that ``path`` (or its workspace-relative form) matches;
+    with ``ignore_case`` (a volume that ignores case in names), whatever the case of
+    either (``.ENV`` is ``.env`` there)."""
+    rx = _any_of(tuple(patterns), ignore_case)
     if rx is None:
         return None
     if not rx.fullmatch(path) and (relative is None or not rx.fullmatch(relative)):
         return None
-    return next((p for p in patterns if matches(p, path, relative)), None)
+    return next((p for p in patterns if matches(p, path, relative, ignore_case=ignore_case)), None)
 
 
-def within(path: str, root: str) -> bool:
-    """Whether the normalised ``path`` is ``root`` or lies inside it."""
-    return path == root or path.startswith(root.rstrip("/") + "/")
+def within(path: str, root: str, sep: str = "/") -> bool:
+    """Whether the normalised ``path`` is ``root`` or lies inside it (``sep``: the
+    system's separator, a backslash on Windows)."""
+    return path == root or path.startswith(root.rstrip(sep) + sep)
 
 
-def relative_to(path: str, root: str) -> str:
+def relative_to(path: str, root: str, sep: str = "/") -> str:
     """``os.path.relpath(path, root)`` for a normalised ``path`` inside ``root``."""
     if path == root:
         return "."
-    return path[len(root.rstrip("/")) + 1 :]
+    return path[len(root.rstrip(sep)) + 1 :]
 
 
-def matches(pattern: str, path: str, relative: str | None = None) -> bool:
+def matches(
+    pattern: str, path: str, relative: str | None = None, *, ignore_case: bool = False
+) -> bool:
     """Whether ``path`` (absolute, POSIX) or its workspace-relative form matches. A
     pattern that cannot be used matches nothing."""
-    rx = _compiled(pattern)
+    rx = _compiled(pattern, ignore_case=ignore_case)
     if isinstance(rx, GlobError):
         return False
     if rx.fullmatch(path):

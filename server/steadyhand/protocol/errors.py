@@ -33,6 +33,7 @@ class ErrorCode(StrEnum):
     CONFLICT = "conflict"
     SYNTAX_ERROR = "syntax_error"
     INVALID_PATTERN = "invalid_pattern"
+    FILE_IN_USE = "file_in_use"
 
 
 class ToolError(Exception):

@@ -24,6 +24,7 @@ from steadyhand.apply.own_writes import OwnWrites
 from steadyhand.context import ToolContext
 from steadyhand.documents.open_docs import OpenDocuments
 from steadyhand.fs.reader import read_all
+from steadyhand.paths.spelling import canonical
 from steadyhand.protocol import commands
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import content_hash
@@ -87,7 +88,16 @@ class ExternalChanges:
             return
         if self.own.as_written(path):  # checked first: the watcher's paths are real already
             return
-        real = os.path.realpath(path)
+        real = canonical(os.path.realpath(path))
+        # The name as reported may no longer be the file's spelling (a rename that changed
+        # only its case, on a volume that ignores case): the records under the old
+        # spelling are of a name that is gone.
+        if (
+            real != path
+            and kind in ("moved", "deleted")
+            and self.ctx.sessions.mark_changed(path, None)
+        ):
+            self._notify_changed(path, "deleted", True)
         records = self.ctx.sessions.records(real)
         if not records:
             return
