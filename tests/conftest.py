@@ -51,6 +51,16 @@ atexit.register(shutil.rmtree, _RUNTIME_DIR, ignore_errors=True)
 EMULATED_MACOS = os.environ.get("STEADYHAND_EMULATE") == "macos"
 
 
+def emulation_env() -> dict[str, str]:
+    """The variables that make a process run on the emulated system (empty otherwise).
+    They stand for the machine, not for what a host hands its servers, so a test of a
+    filtered environment keeps them: on a real Mac every process is on macOS."""
+    if not EMULATED_MACOS:
+        return {}
+    names = [n for n in os.environ if n.startswith("STEADYHAND_EMULATE")] + ["PYTHONPATH"]
+    return {n: os.environ[n] for n in names if n in os.environ}
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
