@@ -107,6 +107,8 @@ class Running:
     client: RpcClient
     startup_s: float
     init_result: Any
+    #: ``time.perf_counter()`` just before the process was spawned
+    spawned: float = 0.0
 
     @property
     def pid(self) -> int:
@@ -151,7 +153,7 @@ def start(spec: Spec, workspace: str, log_dir: str | None = None) -> Running:
         )
         startup = time.perf_counter() - t0
         client.notify("initialized", {})
-    return Running(spec, client, startup, result)
+    return Running(spec, client, startup, result, t0)
 
 
 class CallFailed(RuntimeError):
