@@ -373,9 +373,10 @@ class Bench:
         )
         rows.append("")
         rows.append(
-            "What importing costs (one `-X importtime` run each after the starts, the "
-            "collector off as the servers hold it; the sum of the own time of every module "
-            "loaded beyond what `python -c pass` loads, and the largest):"
+            "What importing costs (three `-X importtime` runs each after the starts, the "
+            "collector off as the servers hold it; each module's own time is the least of "
+            "the three; the sum over the modules loaded beyond what `python -c pass` loads, "
+            "and the largest):"
         )
         rows.append("")
         for label, code in IMPORTS.items():
