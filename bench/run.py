@@ -401,7 +401,7 @@ class Bench:
             + "\n".join(rows)
         )
         self.report.target(
-            "Start-up",
+            "Start-up: `steadyhand serve` to its answered `initialize`",
             "≤ 1.15× bare pygls",
             f"{ratio(sh / bare)} ({ms(sh)} ms)",
             sh / bare <= 1.15,
