@@ -36,6 +36,7 @@ from steadyhand.guards.syntax import SyntaxReport, check_syntax
 from steadyhand.paths.resolve import ResolvedPath
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.file_state import FileRecord, Range, Session
+from steadyhand.text.diff import WholeDiff
 from steadyhand.text.encoding import Encoding, binary_reason
 from steadyhand.text.lines import EndingStats
 from steadyhand.text.splices import Splice
@@ -158,7 +159,7 @@ class Target:
     #: With ``refused``: the path recorded now resolves elsewhere (a symbolic link).
     moved: bool = False
 
-    def diff_fields(self, diff: str, new_total: int) -> dict[str, object]:
+    def diff_fields(self, diff: str | WholeDiff, new_total: int) -> dict[str, object]:
         """The result's ``diff``, or where the text changed when it is too long."""
         return diff_fields(self.ctx, diff, new_total, include_diff=self.include_diff)
 

@@ -6,7 +6,7 @@ from steadyhand.context import ToolContext
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import WriteParams
 from steadyhand.protocol.results import Result, success
-from steadyhand.text.diff import stat, whole_diff
+from steadyhand.text.diff import whole_change
 from steadyhand.text.lines import ending_stats, line_ending_name, to_view
 from steadyhand.tools.create import create_file
 from steadyhand.tools.mutation import commit, open_target, preview, reached, told
@@ -44,8 +44,9 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             content = content[1:]
         change = target.change(snap, content, snap.encoding)
         new_view = to_view(content)
-        diff = whole_diff(snap.view, new_view, name=path)
-        ds = stat(diff)
+        # the diff's text is written only if the result carries it (a short one)
+        diff = whole_change(snap.view, new_view, name=path)
+        ds = diff.stat
         new_endings = ending_stats(content)
         before_lines, after_lines = total_lines(snap), lines_from(content, new_endings)
         fields: dict[str, object] = {
