@@ -20,6 +20,7 @@ from steadyhand.protocol.errors import ToolError
 from steadyhand.protocol.params import EditParams, ReadParams, WriteParams
 from steadyhand.protocol.results import failure
 from steadyhand.text import diff as diff_module
+from steadyhand.text import encoding as encoding_module
 from steadyhand.tools import edit as edit_tool
 from steadyhand.tools import read as read_tool
 from steadyhand.tools import write as write_tool
@@ -117,3 +118,32 @@ async def test_an_edit_that_creates_a_file_still_shows_its_diff(ws: Path) -> Non
     ctx = _ctx(ws, fsync=False, syntax_check="off")
     out = await _call(edit_tool.edit(ctx, EditParams(str(ws / "new.py"), "", "a\nb\n")))
     assert out["ok"] and out["diff"].endswith("@@ -0,0 +1,2 @@\n+a\n+b\n")
+
+
+async def test_edits_never_decode_the_bytes_they_wrote(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every edit reads its file back and hashes it, but the text it wrote there itself
+    is taken as it is: no edit decodes the bytes an earlier one wrote, nor its own."""
+    from steadyhand.documents import snapshot
+
+    decoded: list[int] = []
+    for name in ("decode", "decode_or_refuse"):
+        real = getattr(snapshot, name, encoding_module.decode)
+
+        def counted(data: bytes, *rest: Any, _real: Any = real) -> Any:
+            decoded.append(len(data))
+            return _real(data, *rest)
+
+        monkeypatch.setattr(snapshot, name, counted, raising=False)
+    f = ws / "e.py"
+    f.write_text(_source(50))
+    ctx = _ctx(ws, fsync=False, syntax_check="off")
+    assert (await _call(read_tool.read(ctx, ReadParams(str(f)))))["ok"]
+    decoded.clear()
+    for old, new in (("scale=0)", "scale=9)"), ("scale=9)", "scale=0)")):
+        line = f"value_000033 = compute(33, {old}"
+        out = await _call(edit_tool.edit(ctx, EditParams(str(f), line, line.replace(old, new))))
+        assert out["ok"], out
+    assert decoded == []
+    assert f.read_text() == _source(50)
