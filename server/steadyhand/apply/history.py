@@ -14,6 +14,7 @@ request is cancelled meanwhile (:func:`run_to_end`).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import logging
 import os
@@ -237,13 +238,7 @@ class HistoryWorld(WorldLayer):
         label = _disk_label(change.before, links_ok=self.ctx.roots.allow_hard_links)
         applied = await run_to_end(self._apply(store, change, key, label))
         if note:
-            return Applied(
-                applied.via,
-                applied.snapshot,
-                applied.on_disk,
-                f"{applied.note} {note}".strip(),
-                applied.findings,
-            )
+            return dataclasses.replace(applied, note=f"{applied.note} {note}".strip())
         return applied
 
     async def _apply(

@@ -49,7 +49,7 @@ async def create_file(target: Target, content: str) -> Result:
             **as_edit,
             **seen.fields(),
         )
-    applied = await commit(target.ctx, change)
+    applied = await commit(target.ctx, change, settle=False)  # reached() waits
     message = f"File created successfully at: {path} (wrote {lines} lines, {size} bytes)."
     if tool != "write":
         as_edit.update(diff)

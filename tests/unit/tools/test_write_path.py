@@ -5,6 +5,8 @@ wrote itself), with the same results as before."""
 from __future__ import annotations
 
 import asyncio
+import errno
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from steadyhand.apply.history import configure
 from steadyhand.apply.stack import build_world
 from steadyhand.config import Settings
 from steadyhand.context import ToolContext
+from steadyhand.fs.syscalls import Fault, FaultPlan
 from steadyhand.paths.resolve import Roots
 from steadyhand.protocol.errors import ToolError
 from steadyhand.protocol.params import EditParams, ReadParams, WriteParams
@@ -24,6 +27,7 @@ from steadyhand.text import encoding as encoding_module
 from steadyhand.tools import edit as edit_tool
 from steadyhand.tools import read as read_tool
 from steadyhand.tools import write as write_tool
+from tests.secret_samples import make
 
 Result = dict[str, Any]
 
@@ -147,3 +151,100 @@ async def test_edits_never_decode_the_bytes_they_wrote(
         assert out["ok"], out
     assert decoded == []
     assert f.read_text() == _source(50)
+
+
+# -- durable changes: the syncs run while the change is checked and answered ----------
+
+
+def _durable_ctx(ws: Path, plan: FaultPlan, **settings: Any) -> ToolContext:
+    s = Settings(history_dir=str(ws.parent / "state"), fsync=True, **settings)
+    ctx = build_world(s, syscalls=plan).ctx
+    ctx.roots = Roots.of([str(ws)], (), ())
+    configure(ctx, [str(ws)])
+    return ctx
+
+
+def _left_over(ws: Path) -> list[str]:
+    return sorted(p.name for p in ws.iterdir() if ".steadyhand-" in p.name)
+
+
+@pytest.mark.parametrize("call", ["fsync", "fsync_dir"])
+@pytest.mark.parametrize("tool", ["edit", "write", "create"])
+async def test_a_durable_change_is_answered_only_once_both_syncs_are_made(
+    ws: Path, call: str, tool: str
+) -> None:
+    """Each sync runs on a thread of its own while the change is checked and its answer
+    built; the answer still waits for the slower of them: here a sync held for 0.3 s."""
+    f = ws / "d.py"
+    f.write_text(_source(40))
+    plan = FaultPlan([Fault(call, 0, at=1, pause_s=0.3)])
+    ctx = _durable_ctx(ws, plan, syntax_check="off")
+    assert (await _call(read_tool.read(ctx, ReadParams(str(f)))))["ok"]
+    t0 = time.monotonic()
+    if tool == "edit":
+        out = await edit_tool.edit(ctx, EditParams(str(f), "compute(7,", "compute(70,"))
+    elif tool == "write":
+        out = await write_tool.write(ctx, WriteParams(str(f), _source(40, 3)))
+    else:
+        out = await write_tool.write(ctx, WriteParams(str(ws / "new.py"), _source(40)))
+    took = time.monotonic() - t0
+    assert out["ok"], out
+    assert took >= 0.3, f"answered {took:.3f} s in, before the {call} ended"
+    assert plan.faults[0].seen == 1  # the pause was taken, by this very change
+    await _call(asyncio.sleep(0))  # the old copy is removed once the answer is out
+    assert _left_over(ws) == []
+
+
+@pytest.mark.parametrize("tool", ["edit", "write", "create"])
+async def test_a_failed_sync_fails_the_change_and_leaves_everything_as_it_was(
+    ws: Path, tool: str
+) -> None:
+    f = ws / "d.py"
+    f.write_text(_source(40))
+    plan = FaultPlan([Fault("fsync", errno.EIO, at=1)])
+    ctx = _durable_ctx(ws, plan, syntax_check="off")
+    assert (await _call(read_tool.read(ctx, ReadParams(str(f)))))["ok"]
+    if tool == "edit":
+        out = await _call(edit_tool.edit(ctx, EditParams(str(f), "compute(7,", "compute(70,")))
+    elif tool == "write":
+        out = await _call(write_tool.write(ctx, WriteParams(str(f), _source(40, 3))))
+    else:
+        out = await _call(write_tool.write(ctx, WriteParams(str(ws / "new.py"), _source(40))))
+    assert not out["ok"] and out["error"] == "io_error", out
+    assert "Input/output error" in out["message"]
+    assert f.read_text() == _source(40)
+    assert not (ws / "new.py").exists()
+    assert _left_over(ws) == []
+    # the next change goes through, with the record as it was
+    out = await _call(edit_tool.edit(ctx, EditParams(str(f), "compute(8,", "compute(80,")))
+    assert out["ok"], out
+
+
+async def test_a_change_refused_after_its_bytes_were_written_leaves_nothing(ws: Path) -> None:
+    """The new bytes are written (and synced) before the guards have spoken: a change
+    they refuse leaves neither them nor the folders made for them."""
+    plan = FaultPlan()
+    ctx = _durable_ctx(ws, plan, syntax_check="off", secrets="block")
+    key = make("AWS access key ID")
+    target = ws / "deep" / "er" / "new.py"
+    out = await _call(write_tool.write(ctx, WriteParams(str(target), f'KEY = "{key}"\n')))
+    assert not out["ok"] and out["error"] == "secret_detected", out
+    assert not (ws / "deep").exists()
+    f = ws / "d.py"
+    f.write_text(_source(40))
+    assert (await _call(read_tool.read(ctx, ReadParams(str(f)))))["ok"]
+    out = await _call(edit_tool.edit(ctx, EditParams(str(f), "compute(7, scale=0)", f'"{key}"')))
+    assert not out["ok"] and out["error"] == "secret_detected", out
+    assert f.read_text() == _source(40)
+    assert _left_over(ws) == []
+
+
+async def test_a_write_of_what_the_file_holds_writes_nothing(ws: Path) -> None:
+    f = ws / "d.py"
+    f.write_text(_source(40))
+    plan = FaultPlan([Fault("open", errno.EIO, at=1)])  # any write would fail
+    ctx = _durable_ctx(ws, plan, syntax_check="off")
+    assert (await _call(read_tool.read(ctx, ReadParams(str(f)))))["ok"]
+    out = await _call(write_tool.write(ctx, WriteParams(str(f), _source(40))))
+    assert out["ok"] and out["via"] == "none", out
+    assert plan.faults[0].seen == 0
