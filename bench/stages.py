@@ -413,7 +413,8 @@ def main(argv: list[str] | None = None) -> int:
     _instrument()
     modes = {"off": [False], "on": [True], "both": [False, True]}[args.fsync]
     print(f"load average {os.getloadavg()[0]:.1f}; {args.calls} calls per row\n")
-    with tempfile.TemporaryDirectory(prefix="steadyhand-stages-", dir=args.dir) as tmp:
+    where = str(Path(args.dir).resolve()) if args.dir else None  # the tool takes absolute paths
+    with tempfile.TemporaryDirectory(prefix="steadyhand-stages-", dir=where) as tmp:
         for fsync in modes:
             for syntax in [False, True] if args.syntax else [False]:
                 res = measure(
