@@ -783,6 +783,7 @@ def whole_change(old_view: str, new_view: str, *, name: str) -> WholeDiff:
     last = _last_whole
     if last is not None and last.old is old_view and last.new is new_view and last.name == name:
         return last
+    _last_whole = last = None  # its line lists go before the next are made: memory reused
     plan = _plan(_lines(old_view, at_end=True), _lines(new_view, at_end=True))
     made = WholeDiff(old_view, new_view, name, plan)
     if len(old_view) + len(new_view) <= _MEMO_CHARS:
