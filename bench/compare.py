@@ -4,6 +4,7 @@ Usage::
 
     .venv/bin/python bench/compare.py REV            # REV (a commit, a tag) against this tree
     .venv/bin/python bench/compare.py REV --calls 400 --fsync both
+    .venv/bin/python bench/compare.py REV --syntax warn --starts 0   # as shipped, no cold starts
 
 For a change on a path every call takes (matching, reading, writing, the transport): REV
 is checked out into ``.cache/compare/<commit>`` (a detached git worktree, made once) and
@@ -54,7 +55,9 @@ def checkout(rev: str) -> Path:
 class Contender:
     """One server: ``server_dir`` is the folder holding its ``steadyhand`` package."""
 
-    def __init__(self, name: str, server_dir: Path, workspace: Path, fsync: bool) -> None:
+    def __init__(
+        self, name: str, server_dir: Path, workspace: Path, fsync: bool, syntax: str = "off"
+    ) -> None:
         self.name = name
         env = dict(os.environ, PYTHONPATH=str(server_dir))
         argv = [sys.executable, "-m", "steadyhand", "serve", "--log-level", "WARNING"]
@@ -67,7 +70,7 @@ class Contender:
                 "rootUri": uri,
                 "capabilities": {},
                 "workspaceFolders": [{"uri": uri, "name": "compare"}],
-                "initializationOptions": {"fsync": fsync},
+                "initializationOptions": {"fsync": fsync, "syntaxCheck": syntax},
             },
         )
         self.client.notify("initialized", {})
@@ -90,17 +93,23 @@ def operations(c: Contender) -> dict[str, Callable[[int], object]]:
     ws = c.workspace
     files = {n: ws / f"f{n}.py" for n in (1_000, 10_000)}
     multi = ws / "m1000.py"
-    write = ws / "w1000.py"
+    writes = {n: ws / f"w{n}.py" for n in (1_000, 10_000)}
     for n, f in files.items():
         f.write_text(workload.source_text(n))
     multi.write_text(workload.source_text(1000))
-    write.write_text(workload.source_text(1000))
-    for f in (files[1000], multi, write):
+    for n, f in writes.items():
+        f.write_text(workload.source_text(n))
+        for start in range(1, n + 1, 2000):  # a write replaces all of it: all of it was read
+            c.call("steadyhand.read", {"file_path": str(f), "offset": start, "limit": 2000})
+    for f in (files[1000], multi):
         c.call("steadyhand.read", {"file_path": str(f)})
     # The 10k-line file is over what one read answers: a window around the edited line.
     k, _ = workload.edit_pair(10_000)
     c.call("steadyhand.read", {"file_path": str(files[10_000]), "offset": k - 3, "limit": 7})
-    versions = [workload.source_text(1000), workload.source_text(1000, variant=1)]
+    versions = {n: [workload.source_text(n, variant=1), workload.source_text(n)] for n in writes}
+    made = ws / "created"
+    made.mkdir()
+    small = workload.source_text(100)
     reads = [{"file_path": str(files[1000])}, {"file_path": str(files[1000]), "limit": 5000}]
 
     def edit(n: int) -> Callable[[int], object]:
@@ -132,7 +141,14 @@ def operations(c: Contender) -> dict[str, Callable[[int], object]]:
         "edit 1 line in 10k": edit(10_000),
         "multiEdit 3 places in 1k": multi_edit,
         "write 1k lines": lambda i: c.call(
-            "steadyhand.write", {"file_path": str(write), "content": versions[i % 2]}
+            "steadyhand.write", {"file_path": str(writes[1000]), "content": versions[1000][i % 2]}
+        ),
+        "write 10k lines": lambda i: c.call(
+            "steadyhand.write",
+            {"file_path": str(writes[10_000]), "content": versions[10_000][i % 2]},
+        ),
+        "create (100 lines)": lambda i: c.call(
+            "steadyhand.write", {"file_path": str(made / f"new{i}.py"), "content": small}
         ),
     }
 
@@ -186,12 +202,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calls", type=int, default=300)
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--fsync", choices=("off", "on", "both"), default="both")
+    ap.add_argument(
+        "--syntax",
+        choices=("off", "warn"),
+        default="off",
+        help="the syntax check (off: like for like with the peer; warn: as shipped)",
+    )
     ap.add_argument("--starts", type=int, default=20, help="cold starts of each (0: none)")
     args = ap.parse_args(argv)
     base = checkout(args.rev)
     modes = {"off": [False], "on": [True], "both": [False, True]}[args.fsync]
     lines = [
-        f"Side by side: this tree vs {args.rev} ({args.calls} calls each, interleaved)",
+        f"Side by side: this tree vs {args.rev} ({args.calls} calls each, interleaved; "
+        f"syntax check {args.syntax})",
         "",
         "| operation | fsync | this p50 | base p50 | ratio | this p99 | base p99 | ratio |",
         "|---|---|---|---|---|---|---|---|",
@@ -203,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
             for name, server_dir in (("this", ROOT / "server"), ("base", base / "server")):
                 ws = Path(tmp) / f"{name}-{fsync}"
                 ws.mkdir()
-                contenders[name] = Contender(name, server_dir, ws, fsync)
+                contenders[name] = Contender(name, server_dir, ws, fsync, args.syntax)
             try:
                 ops = {name: operations(c) for name, c in contenders.items()}
                 times = measure(ops, args.calls, args.warmup)

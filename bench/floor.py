@@ -31,9 +31,12 @@ def _fsync_dir(folder: str) -> None:
         os.close(dfd)
 
 
-def read(path: str) -> str:
+def read(path: str, lines: int | None = None) -> str:
+    """The file's text, or its first ``lines`` lines."""
     with open(path, "rb") as f:
-        return f.read().decode("utf-8")
+        if lines is None:
+            return f.read().decode("utf-8")
+        return b"".join(f.readline() for _ in range(lines)).decode("utf-8")
 
 
 def edit(path: str, old: str, new: str, *, fsync: bool = False) -> None:

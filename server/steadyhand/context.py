@@ -15,7 +15,7 @@ from steadyhand.paths.resolve import ResolvedPath, Roots, resolve
 from steadyhand.state.content_store import ContentStore
 from steadyhand.state.file_state import SessionRegistry
 from steadyhand.state.locks import PathLocks
-from steadyhand.world import Applied, World
+from steadyhand.world import Applied, Change, World
 
 if TYPE_CHECKING:
     from steadyhand.history.stores import History
@@ -38,6 +38,12 @@ class WorldLayer:
 
     def make_folders(self, folder: str) -> list[str]:
         return self.inner.make_folders(folder)
+
+    def stage(self, change: Change) -> None:
+        self.inner.stage(change)
+
+    def unstage(self, change: Change) -> None:
+        self.inner.unstage(change)
 
 
 @dataclass

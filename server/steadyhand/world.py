@@ -10,6 +10,7 @@ the layer base and :mod:`steadyhand.apply.stack`, which builds the stack).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -36,6 +37,10 @@ class Applied:
     #: The syntax check's result fields (``syntax_errors`` or ``syntax_check``), when the
     #: file was checked.
     syntax: dict[str, object] | None = None
+    #: What is still being made durable (the folder's sync, on a thread of its own):
+    #: called, it waits for it. The change is answered only once it has returned (see
+    #: :func:`steadyhand.tools.mutation.reached`). None: nothing.
+    settle: Callable[[], None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +67,16 @@ class World(Protocol):
 
     async def apply(self, change: Change) -> Applied:
         """Make the change's new text the file's content, or raise ToolError."""
+
+    def stage(self, change: Change) -> None:
+        """Start what can be started of ``change`` before it is applied, so that the work
+        up to :meth:`apply` (the checks, the history, the answer's text) overlaps it: the
+        disk writes the new bytes beside the file and syncs them. :meth:`apply` of that
+        very change takes it up; :meth:`unstage` drops it. Nothing else changes."""
+
+    def unstage(self, change: Change) -> None:
+        """Drop what :meth:`stage` started for ``change`` if it was not applied: the file
+        and its folder are as they were."""
 
     async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
         """Delete the file at ``path``, which held what ``before`` saw (an undo of its

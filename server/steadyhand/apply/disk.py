@@ -19,7 +19,7 @@ from collections.abc import Callable
 from steadyhand.apply.own_writes import OwnWrites
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, note_written
-from steadyhand.fs.atomic import atomic_write, checked_delete, make_folders
+from steadyhand.fs.atomic import Staged, atomic_write, checked_delete, make_folders, stage_write
 from steadyhand.fs.syscalls import Syscalls
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import content_hash
@@ -70,6 +70,9 @@ class DiskWorld:
         self._links_ok = links_ok
         self.own = own
         self._ctx: ToolContext | None = None
+        #: Changes whose bytes are written and being synced (or why they could not
+        #: be), by path (:meth:`stage`).
+        self._staged: dict[str, tuple[Change, Staged | Exception]] = {}
 
     def follow(self, ctx: ToolContext) -> None:
         """Write with ``ctx``'s ``fsync`` and ``allowHardLinks`` settings from now on."""
@@ -117,37 +120,84 @@ class DiskWorld:
                 links_ok=self.links_ok,
             )
         except OSError as exc:
-            reason = exc.strerror or str(exc)
-            raise ToolError(
-                ErrorCode.IO_ERROR,
-                f"Could not write {path}: {reason}. Nothing was changed: the file is "
-                "exactly as it was. Fix the cause (disk space, permissions, a read-only "
-                "folder) or tell the user, then retry.",
-                path=path,
-                errno=exc.errno,
-            ) from exc
+            raise _io_error(path, exc) from exc
+        self._note(path, data, st, digest)
+        return st
+
+    def _note(self, path: str, data: bytes, st: os.stat_result, digest: str | None) -> None:
+        """Note a write as Steadyhand's own, for the watcher."""
         if self.own is not None:
             digest = digest if digest is not None else content_hash(data)
             self.own.wrote(path, digest, st.st_size, st.st_mtime_ns)
-        return st
+
+    def stage(self, change: Change) -> None:
+        """With ``fsync``, write the change's bytes beside the file now and sync them on
+        a thread of their own while the change is checked and recorded (:meth:`apply`
+        puts them in place). Nothing is staged without ``fsync`` (there is nothing to
+        overlap). A write that cannot be started fails when the change is applied,
+        with the same words as one that fails then (after the guards, as ever)."""
+        if not self.fsync:
+            return
+        expect, expect_stat = _expected(change)
+        started: Staged | Exception
+        try:
+            started = stage_write(
+                change.path,
+                change.data,
+                sys=self.syscalls,
+                fsync=True,
+                expect=expect,
+                expect_stat=expect_stat,
+                create=change.before is None,
+                later=after_answer,
+                links_ok=self.links_ok,
+                overlap=True,
+            )
+        except (OSError, ToolError) as exc:
+            started = exc
+        self._drop(change.path)
+        self._staged[change.path] = (change, started)
+
+    def unstage(self, change: Change) -> None:
+        entry = self._staged.get(change.path)
+        if entry is not None and entry[0] is change:
+            self._drop(change.path)
+
+    def _drop(self, path: str) -> None:
+        entry = self._staged.pop(path, None)
+        if entry is not None and isinstance(entry[1], Staged):
+            entry[1].discard()
 
     async def apply(self, change: Change) -> Applied:
         """Write the change atomically over exactly the file it was checked against (a
-        file written in between is ``stale``: no update is silently lost)."""
-        before = change.before
-        expect: str | None = None
-        expect_stat: tuple[int, int] | None = None
-        if before is not None and before.source == "disk":
-            expect, expect_stat = before.hash, (before.size, before.mtime_ns)
+        file written in between is ``stale``: no update is silently lost). A change
+        staged before (:meth:`stage`) is answered while its folder is still being
+        synced: :attr:`Applied.settle` waits for that."""
         digest = content_hash(change.data)
-        st = self.write(
-            change.path,
-            change.data,
-            expect=expect,
-            expect_stat=expect_stat,
-            create=before is None,
-            digest=digest,
-        )
+        entry = self._staged.get(change.path)
+        settle = None
+        if entry is not None and entry[0] is change:
+            del self._staged[change.path]
+            staged = entry[1]
+            try:
+                if not isinstance(staged, Staged):
+                    raise staged
+                st, folder_synced = staged.commit()
+            except OSError as exc:
+                raise _io_error(change.path, exc) from exc
+            self._note(change.path, change.data, st, digest)
+            settle = folder_synced.wait
+        else:
+            self._drop(change.path)
+            expect, expect_stat = _expected(change)
+            st = self.write(
+                change.path,
+                change.data,
+                expect=expect,
+                expect_stat=expect_stat,
+                create=change.before is None,
+                digest=digest,
+            )
         snap = Snapshot(
             path=change.path,
             source="disk",
@@ -158,7 +208,7 @@ class DiskWorld:
             mtime_ns=st.st_mtime_ns,
         )
         after_answer(functools.partial(note_written, snap, change.data))  # off the answer's path
-        return Applied(via="disk", snapshot=snap, on_disk=True)
+        return Applied(via="disk", snapshot=snap, on_disk=True, settle=settle)
 
     def make_folders(self, folder: str) -> list[str]:
         return make_folders(folder, self.syscalls, fsync=self.fsync)
@@ -175,6 +225,27 @@ class DiskWorld:
             if self.own is not None:
                 self.own.not_deleted(path)
             raise
+
+
+def _expected(change: Change) -> tuple[str | None, tuple[int, int] | None]:
+    """What the file must still hold for ``change`` to be written: the hash (and size
+    and time) of the bytes it was checked against, when it was made on the disk's."""
+    before = change.before
+    if before is not None and before.source == "disk":
+        return before.hash, (before.size, before.mtime_ns)
+    return None, None
+
+
+def _io_error(path: str, exc: OSError) -> ToolError:
+    reason = exc.strerror or str(exc)
+    return ToolError(
+        ErrorCode.IO_ERROR,
+        f"Could not write {path}: {reason}. Nothing was changed: the file is "
+        "exactly as it was. Fix the cause (disk space, permissions, a read-only "
+        "folder) or tell the user, then retry.",
+        path=path,
+        errno=exc.errno,
+    )
 
 
 def delete_from_disk(

@@ -332,6 +332,13 @@ class EditorWorld(WorldLayer):
         disk_hash = content_hash(data) if data is not None else None
         return from_text(path, text, st, doc.version, unsaved, disk_hash=disk_hash)
 
+    def stage(self, change: Change) -> None:
+        """Only a change that goes to the disk (see :meth:`apply`: one not made on an open
+        buffer's text) starts early there."""
+        before = change.before
+        if before is None or before.source != "buffer":
+            self.inner.stage(change)
+
     async def apply(self, change: Change) -> Applied:
         uri = self.docs.uri_for(change.path)
         before = change.before

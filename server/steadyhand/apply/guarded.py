@@ -14,10 +14,20 @@ from typing import TYPE_CHECKING
 
 from steadyhand.context import ToolContext, WorldLayer
 from steadyhand.documents.snapshot import Snapshot
+from steadyhand.formats.notebook import is_notebook_path
 from steadyhand.guards.protected import check_writable
-from steadyhand.guards.secrets import SCAN_SECONDS, Finding, Scan, Unscanned, describe, scan_change
+from steadyhand.guards.secrets import (
+    SCAN_SECONDS,
+    Finding,
+    Scan,
+    Unscanned,
+    describe,
+    scan_change,
+    spliced_lines,
+)
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.lists import list_fields
+from steadyhand.text.diff import known_added_text
 from steadyhand.text.lines import to_view
 from steadyhand.world import Applied, Change
 
@@ -73,7 +83,7 @@ async def check_secrets(ctx: ToolContext, change: Change) -> Scan:
         return Scan([])
     old = change.before.view if change.before is not None else None
     new = to_view(change.new_raw)
-    if len(change.new_raw) > _THREAD_CHARS:
+    if _scanned_chars(change, old, new) > _THREAD_CHARS:
         scan = await asyncio.to_thread(scan_change, change.path, old, new, change.splices)
     else:
         scan = scan_change(change.path, old, new, change.splices)
@@ -89,6 +99,18 @@ async def check_secrets(ctx: ToolContext, change: Change) -> Scan:
             **list_fields("secrets", [f.as_dict() for f in findings]),
         )
     return scan
+
+
+def _scanned_chars(change: Change, old: str | None, new: str) -> int:
+    """About how much text the scan of ``change`` looks at: the lines an edit's splices
+    touch, the lines a write added (from the diff it just made), else the new text. An
+    edit of one line in a large file is scanned at once, without a thread's hand-off."""
+    if is_notebook_path(change.path) or not old:
+        return len(new)
+    if change.splices:
+        return len(spliced_lines(new, change.splices))
+    plus = known_added_text(old, new)
+    return len(plus) if plus is not None else len(new)
 
 
 def secrets_warning(findings: list[Finding], unscanned: Unscanned | None = None) -> str:

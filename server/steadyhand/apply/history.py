@@ -14,6 +14,7 @@ request is cancelled meanwhile (:func:`run_to_end`).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import logging
 import os
@@ -28,7 +29,7 @@ from steadyhand.history.store import HistoryStore, Version, new_id
 from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.runtime.tasks import run_to_end
-from steadyhand.text.diff import splices_diff, stat, whole_diff
+from steadyhand.text.diff import splices_diff, stat, whole_change, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
 from steadyhand.text.lines import count_lines
 from steadyhand.text.splices import Splice, apply_splices
@@ -170,8 +171,8 @@ def _record(
         removed = count_lines(before.view) if before is not None else 0
     elif len(before.raw) > _THREAD_CHARS:
         added = removed = 0
-    else:  # the diff a write just showed (kept by whole_diff), or a new one
-        ds = stat(whole_diff(before.view, after.view, name=path))
+    else:  # the counts of the diff a write just made (kept by whole_change), or new ones
+        ds = whole_change(before.view, after.view, name=path).stat
         added, removed = ds.added, ds.removed
     version = Version(
         id=new_id(),
@@ -237,13 +238,7 @@ class HistoryWorld(WorldLayer):
         label = _disk_label(change.before, links_ok=self.ctx.roots.allow_hard_links)
         applied = await run_to_end(self._apply(store, change, key, label))
         if note:
-            return Applied(
-                applied.via,
-                applied.snapshot,
-                applied.on_disk,
-                f"{applied.note} {note}".strip(),
-                applied.findings,
-            )
+            return dataclasses.replace(applied, note=f"{applied.note} {note}".strip())
         return applied
 
     async def _apply(

@@ -18,7 +18,7 @@ from typing import Generic, TypeVar
 from steadyhand.fs.reader import RawFile, decode_or_refuse, read_all
 from steadyhand.state.file_state import Source
 from steadyhand.state.hashing import content_hash, text_hash
-from steadyhand.text.encoding import UTF8, BinaryContent, Encoding, decode, decode_anyway
+from steadyhand.text.encoding import UTF8, Encoding, decode_anyway, reads_back
 from steadyhand.text.lines import EndingStats, NewlineMap, ending_stats, split_lines, to_view
 
 T = TypeVar("T")
@@ -175,13 +175,10 @@ _LATEST = _Latest()
 
 def note_written(snap: Snapshot, data: bytes) -> None:
     """Remember ``snap`` (the text just written as ``data``) for :func:`from_raw`, if
-    decoding ``data`` gives exactly its text and encoding, as reading it back would. (It
-    need not: text holding a NUL is written as asked but reads back as binary.)"""
-    try:
-        text, enc = decode(data)
-    except BinaryContent:
-        return
-    if enc == snap.encoding and text == snap.raw:
+    reading ``data`` back gives exactly its text and encoding (:func:`reads_back`, which
+    does not decode them again). It need not: text holding a NUL is written as asked but
+    reads back as binary."""
+    if reads_back(data, snap.raw, snap.encoding):
         _LATEST.put(snap)
 
 

@@ -39,6 +39,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
+from steadyhand.fs import syncer
 from steadyhand.fs.checked_open import open_checked_at, open_regular, too_many_links
 from steadyhand.fs.state_dir import state_dir
 from steadyhand.fs.syscalls import (
@@ -249,26 +250,283 @@ def atomic_write(
     once. ``links_ok``: the ``allowHardLinks`` setting; without it a file that has more
     than one name when it is replaced (a hard link swapped in since the check) is
     ``stale``, and is never opened. Returns the new file's status.
+
+    :func:`stage_write` does the same in two steps, with the syncs on a thread of their
+    own so that other work can be done while they run.
     """
+    staged = stage_write(
+        path,
+        data,
+        sys=sys,
+        fsync=fsync,
+        expect=expect,
+        expect_stat=expect_stat,
+        create=create,
+        later=later,
+        links_ok=links_ok,
+    )
+    st, folder_synced = staged.commit()
+    folder_synced.wait()
+    return st
+
+
+def stage_write(
+    path: str,
+    data: bytes,
+    *,
+    sys: Syscalls,
+    fsync: bool = True,
+    expect: str | None = None,
+    expect_stat: tuple[int, int] | None = None,
+    create: bool = False,
+    later: Later | None = None,
+    links_ok: bool = False,
+    overlap: bool = False,
+) -> Staged:
+    """The first step of :func:`atomic_write` (same arguments): the new bytes written
+    beside the file (without a name, for a new file, where the system allows), with the
+    checks that come before (``stale``, a file that is no longer regular, one that may
+    not be written), and synced with ``fsync``. :meth:`Staged.commit` puts them in place;
+    :meth:`Staged.discard` takes them back, leaving everything as it was.
+
+    ``overlap``: the syncs run on a thread of their own (:mod:`steadyhand.fs.syncer`),
+    this one's and the folder's after :meth:`Staged.commit`, so that the caller works
+    while they run; it waits for them only where it must (:meth:`Staged.commit` waits
+    for the bytes' sync before they take the name, and the caller for the folder's
+    before it answers). Without it they are made inline, as they come."""
     folder, name = os.path.split(path)
     try:
         dfd, created = _open_folder(folder, sys, make=expect is None, path=path)
     except FileNotFoundError:
         raise _changed(path, "was deleted (with its folder)") from None
+    plan = (expect, expect_stat, create, later, links_ok)
+    staged = Staged(dfd, created, path, name, data, sys, fsync, overlap, plan)
     try:
+        staged._prepare()
+    except FileBusy as exc:
+        staged._fail()
+        raise in_use(path, exc, "written") from exc
+    except BaseException:
+        staged._fail()
+        raise
+    return staged
+
+
+#: A sync already made (nothing to wait for).
+_NO_SYNC = syncer.done()
+#: What a staged write checks and does when it is committed: ``expect``,
+#: ``expect_stat``, ``create``, ``later`` and ``links_ok``, as :func:`atomic_write` takes them.
+_Plan = tuple[str | None, tuple[int, int] | None, bool, Later | None, bool]
+
+
+class Staged:
+    """A file's new bytes, written beside it (and being synced), not yet in its place:
+    see :func:`stage_write`. Holds the folder open until it is committed or discarded."""
+
+    def __init__(
+        self,
+        dfd: int,
+        created: list[str],
+        path: str,
+        name: str,
+        data: bytes,
+        sys: Syscalls,
+        fsync: bool,
+        overlap: bool,
+        plan: _Plan,
+    ) -> None:
+        self.path = path
+        self._dfd = dfd
+        self._created = created
+        self._name = name
+        self._data = data
+        self._sys = sys
+        self._fsync = fsync
+        self._overlap = overlap
+        #: expect, expect_stat, create, later, links_ok: as :func:`atomic_write` takes them
+        self._plan = plan
+        self._fd = -1
+        #: the temp name of the new file (None: it has none, ``O_TMPFILE``)
+        self._tmp: str | None = None
+        self._mode = 0
+        self._written: os.stat_result | None = None
+        self._synced: syncer.Sync = _NO_SYNC
+        self._open = True  # neither committed nor discarded
+
+    # -- the first step ------------------------------------------------------------------
+
+    def _prepare(self) -> None:
+        expect, _, create, _, links_ok = self._plan
+        dfd, name, path = self._dfd, self._name, self.path
         try:
-            return _write_in(
-                dfd, path, name, data, sys, fsync, expect, expect_stat, create, later, links_ok
+            existing: os.stat_result | None = at.lstat(name, dfd)
+        except FileNotFoundError:
+            existing = None
+        if existing is not None and too_many_links(existing, links_ok=links_ok):
+            # a second name of it may lie anywhere: its mode and extended attributes are
+            # not to be copied, nor its bytes hashed (it was one name when checked)
+            raise _changed(path, "was replaced (by a file with another name elsewhere)")
+        if create and existing is not None:
+            raise _changed(path, "was created")
+        if expect is not None and (existing is None or not stat.S_ISREG(existing.st_mode)):
+            raise _changed(path, "was deleted or replaced")
+        if existing is not None and not stat.S_ISREG(existing.st_mode):
+            raise ToolError(
+                ErrorCode.NOT_REGULAR_FILE,
+                f"{path} is no longer a regular file, so nothing was written to it.",
+                path=path,
             )
+        if existing is not None and not at.writable(name, dfd):
+            # The file is replaced, which its folder's permissions would allow; its own
+            # say whether it may be written at all, as for an editor saving it.
+            raise OSError(errno.EACCES, "the file's permissions do not allow writing it", path)
+        self._mode = stat.S_IMODE(existing.st_mode) if existing else (0o666 & ~_umask())
+        if create:
+            try:
+                fd = self._sys.open_anonymous(dfd)
+            except OSError as exc:
+                if exc.errno not in _NO_ANONYMOUS:
+                    raise
+            else:
+                self._fd = fd
+                self._fill(None, None)
+                return
+        self._named(existing)
+
+    def _named(self, existing: os.stat_result | None) -> None:
+        """Write the new bytes to a temp file beside the file."""
+        if _journal is not None:
+            _journal.note(os.path.dirname(self.path))
+        tmp = temp_basename(self._name)
+        self._fd = self._sys.open(tmp, _NEW_TEMP, 0o600, self._dfd)
+        self._tmp = tmp
+        self._fill(existing, (self._dfd, self._name))
+
+    def _fill(self, owner: os.stat_result | None, old: tuple[int, str] | None) -> None:
+        fd, sys = self._fd, self._sys
+        self._written = _fill(fd, self._data, sys, self._mode, False, owner, old)
+        if self._fsync:
+            run = syncer.start if self._overlap else syncer.inline
+            self._synced = run(functools.partial(sys.fsync, fd))
+
+    # -- the second step -----------------------------------------------------------------
+
+    def commit(self) -> tuple[os.stat_result, syncer.Sync]:
+        """Put the new bytes in place, once they are synced: the new file's status, and
+        the folder's sync (made, or running: wait for it before saying the change is
+        durable; it fails quietly, as the file's own bytes are synced already)."""
+        assert self._open, "a staged write is committed once"
+        self._open = False
+        expect, expect_stat, create, later, links_ok = self._plan
+        try:
+            self._synced.wait()  # the bytes are on the disk before they take the name
+            if self._tmp is None:
+                self._link(create)
+            else:
+                self._swap(expect, expect_stat, create, later, links_ok)
         except FileBusy as exc:
-            raise in_use(path, exc, "written") from exc
+            self._fail()
+            raise in_use(self.path, exc, "written") from exc
         except BaseException:
-            for d in reversed(created):
-                with contextlib.suppress(OSError):
-                    os.rmdir(d)
+            self._fail()
             raise
-    finally:
-        at.close(dfd)
+        written = self._written
+        assert written is not None
+        dfd, sys, fsync = self._dfd, self._sys, self._fsync
+
+        def sync_folder() -> None:
+            try:
+                _sync_folder(dfd, sys, fsync)
+            finally:
+                at.close(dfd)
+
+        if not fsync:
+            sync_folder()
+            return written, _NO_SYNC
+        return written, (syncer.start if self._overlap else syncer.inline)(sync_folder)
+
+    def _link(self, create: bool) -> None:
+        """Give the new file made without a name its name (never over another file)."""
+        fd, dfd, name, sys = self._fd, self._dfd, self._name, self._sys
+        try:
+            sys.link_anonymous(fd, name, dfd)
+        except FileExistsError:
+            raise _changed(self.path, "was created") from None
+        except OSError as exc:
+            if exc.errno in _NO_LINK and _ino_at(dfd, name) is None:
+                # this file system cannot name it: write a named temp file instead
+                self._fd = -1
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+                self._overlap = False
+                self._named(None)
+                self._synced.wait()
+                self._swap(None, None, create, None, False)
+                return
+            raise
+        self._fd = -1
+        try:
+            sys.close(fd)
+        except OSError:
+            # The bytes may not all be stored: take back the name just given (if it is
+            # still this file's) rather than leave a file that may be incomplete.
+            written = self._written
+            if written is not None and _ino_at(dfd, name) == written.st_ino:
+                with contextlib.suppress(OSError):
+                    at.unlink(name, dfd)
+            raise
+
+    def _swap(
+        self,
+        expect: str | None,
+        expect_stat: tuple[int, int] | None,
+        create: bool,
+        later: Later | None,
+        links_ok: bool,
+    ) -> None:
+        fd, self._fd = self._fd, -1
+        self._sys.close(fd)
+        tmp, self._tmp = self._tmp, None  # from here on _commit owns the temp name
+        written = self._written
+        assert tmp is not None and written is not None
+        _commit(
+            self._dfd,
+            self.path,
+            self._name,
+            tmp,
+            written.st_ino,
+            self._sys,
+            expect,
+            expect_stat,
+            create,
+            later,
+            links_ok,
+        )
+
+    def discard(self) -> None:
+        """Take the staged bytes back: the file, its folder and the folders made for it
+        are as they were."""
+        if not self._open:
+            return
+        self._open = False
+        self._fail()
+
+    def _fail(self) -> None:
+        """Remove what was made (waiting for a sync still running on its file)."""
+        with contextlib.suppress(BaseException):
+            self._synced.wait()
+        if self._fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = -1
+        if self._tmp is not None:
+            with contextlib.suppress(OSError):
+                at.unlink(self._tmp, self._dfd)
+            self._tmp = None
+        for d in reversed(self._created):
+            with contextlib.suppress(OSError):
+                os.rmdir(d)
+        at.close(self._dfd)
 
 
 def in_use(path: str, exc: FileBusy, what: str) -> ToolError:
@@ -282,80 +540,6 @@ def in_use(path: str, exc: FileBusy, what: str) -> ToolError:
         path=path,
         cause=exc.cause.strerror or str(exc.cause),
     )
-
-
-def _write_in(
-    dfd: int,
-    path: str,
-    name: str,
-    data: bytes,
-    sys: Syscalls,
-    fsync: bool,
-    expect: str | None,
-    expect_stat: tuple[int, int] | None,
-    create: bool,
-    later: Later | None,
-    links_ok: bool = False,
-) -> os.stat_result:
-    try:
-        existing: os.stat_result | None = at.lstat(name, dfd)
-    except FileNotFoundError:
-        existing = None
-    if existing is not None and too_many_links(existing, links_ok=links_ok):
-        # a second name of it may lie anywhere: its mode and extended attributes are
-        # not to be copied, nor its bytes hashed (it was one name when checked)
-        raise _changed(path, "was replaced (by a file with another name elsewhere)")
-    if create and existing is not None:
-        raise _changed(path, "was created")
-    if expect is not None and (existing is None or not stat.S_ISREG(existing.st_mode)):
-        raise _changed(path, "was deleted or replaced")
-    if existing is not None and not stat.S_ISREG(existing.st_mode):
-        raise ToolError(
-            ErrorCode.NOT_REGULAR_FILE,
-            f"{path} is no longer a regular file, so nothing was written to it.",
-            path=path,
-        )
-    if existing is not None and not at.writable(name, dfd):
-        # The file is replaced, which its folder's permissions would allow; its own say
-        # whether it may be written at all, as for an editor saving it.
-        raise OSError(errno.EACCES, "the file's permissions do not allow writing it", path)
-    mode = stat.S_IMODE(existing.st_mode) if existing else (0o666 & ~_umask())
-    if create:
-        made = _create_anonymous(dfd, path, name, data, sys, fsync, mode)
-        if made is not None:
-            _sync_folder(dfd, sys, fsync)
-            return made
-    if _journal is not None:
-        _journal.note(os.path.dirname(path))
-    tmp = temp_basename(name)
-    fd = -1
-    ours = False  # whether the temp name holds our new file
-    try:
-        fd = sys.open(
-            tmp,
-            os.O_WRONLY | os.O_CREAT | os.O_EXCL | flags.CLOEXEC | flags.NOFOLLOW | flags.BINARY,
-            0o600,
-            dfd,
-        )
-        ours = True
-        # what the file will be: a rename changes neither its size nor its time
-        written = _fill(fd, data, sys, mode, fsync, existing, (dfd, name))
-        fd_to_close, fd = fd, -1
-        sys.close(fd_to_close)
-        ours = False  # from here on _commit owns the temp name
-        _commit(
-            dfd, path, name, tmp, written.st_ino, sys, expect, expect_stat, create, later, links_ok
-        )
-    except BaseException:
-        if fd >= 0:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        if ours:
-            with contextlib.suppress(OSError):
-                at.unlink(tmp, dfd)
-        raise
-    _sync_folder(dfd, sys, fsync)
-    return written
 
 
 def _sync_folder(dfd: int, sys: Syscalls, fsync: bool) -> None:
@@ -417,48 +601,6 @@ _NO_ANONYMOUS = frozenset(
 )
 #: ... and of a link the file system refuses (some cannot hold hard links at all).
 _NO_LINK = _NO_ANONYMOUS | {errno.EPERM}
-
-
-def _create_anonymous(
-    dfd: int, path: str, name: str, data: bytes, sys: Syscalls, fsync: bool, mode: int
-) -> os.stat_result | None:
-    """Create ``name`` in ``dfd`` holding ``data``: written to a file without a name,
-    which gets its name only once complete, never over an existing file (``stale`` if
-    one appeared). Nothing half-written ever has a name, and a failure or a crash leaves
-    nothing behind. None where this cannot be done here (the caller writes a named temp
-    file instead); the new file's status otherwise (the caller syncs the folder)."""
-    try:
-        fd = sys.open_anonymous(dfd)
-    except OSError as exc:
-        if exc.errno in _NO_ANONYMOUS:
-            return None
-        raise
-    try:
-        written = _fill(fd, data, sys, mode, fsync, None)
-        try:
-            sys.link_anonymous(fd, name, dfd)
-        except FileExistsError:
-            raise _changed(path, "was created") from None
-        except OSError as exc:
-            if exc.errno in _NO_LINK and _ino_at(dfd, name) is None:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-                return None
-            raise
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.close(fd)
-        raise
-    try:
-        sys.close(fd)
-    except OSError:
-        # The bytes may not all be stored: take back the name just given (if it is still
-        # this file's) rather than leave a file that may be incomplete.
-        if _ino_at(dfd, name) == written.st_ino:
-            with contextlib.suppress(OSError):
-                at.unlink(name, dfd)
-        raise
-    return written
 
 
 def _commit(

@@ -75,6 +75,29 @@ class _Built(NamedTuple):
     runs: list[tuple[int, int]]
 
 
+@dataclass(slots=True)
+class _Plan:
+    """A unified diff before its text is written: which lines go in which hunk, its
+    counts and runs, and how many lines its text will have. Building the text is most of
+    a long diff's cost, and a long diff is usually left out of the result."""
+
+    old: list[str]
+    new: list[str]
+    shift: int
+    new_shift: int
+    #: lines replaced in place (the aligned shape), with each hunk as (first, end) indices
+    #: into ``differ`` and the old lines it spans, ``lo``-``hi``
+    differ: list[int] | None
+    hunks: list[tuple[int, int, int, int]]
+    #: the general shape: difflib-style opcodes grouped into hunks
+    groups: list[list[Opcode]]
+    stat: DiffStat
+    plus: list[str]
+    runs: list[tuple[int, int]]
+    #: lines of the text (its newlines), the "\ No newline at end of file" notes not counted
+    lines: int
+
+
 def _unified(
     old_lines: list[str],
     new_lines: list[str],
@@ -83,58 +106,102 @@ def _unified(
     new_first_line: int | None = None,
 ) -> _Built:
     """:func:`unified`, with its counts and its runs."""
-    built = _unified_lines(old_lines, new_lines, name, first_line, new_first_line)
-    if _NO_EOL in built.diff:
-        return built._replace(
-            diff=built.diff.replace(_NO_EOL, _NO_EOL_LINE),
-            plus=[run.replace(_NO_EOL, "") for run in built.plus],
-        )
-    return built
+    plan = _plan(old_lines, new_lines, first_line, new_first_line)
+    return _Built(_render(plan, name), plan.stat, _plain(plan.plus), plan.runs)
 
 
-def _unified_lines(
+def _plain(plus: list[str]) -> list[str]:
+    """The runs of added lines without the mark of a last line that has no line end."""
+    if any(_NO_EOL in run for run in plus):
+        return [run.replace(_NO_EOL, "") for run in plus]
+    return plus
+
+
+def _plan(
     old_lines: list[str],
     new_lines: list[str],
-    name: str,
     first_line: int = 1,
     new_first_line: int | None = None,
-) -> _Built:
+) -> _Plan:
     shift = first_line - 1
     new_shift = shift if new_first_line is None else new_first_line - 1
+    if not old_lines or not new_lines:  # a creation or an emptying: one run, no search
+        codes = [] if old_lines == new_lines else [_one_sided(old_lines, new_lines)]
+        return _general(old_lines, new_lines, shift, new_shift, _grouped(codes, CONTEXT))
     if len(old_lines) + len(new_lines) >= SMALL_DIFF:
         differ = _aligned_changes(old_lines, new_lines)
     else:  # the usual edit: one line changed, among its context lines
         k = _one_replaced_at(old_lines, new_lines)
         differ = None if k is None else [k]
     if differ is not None:
-        return _aligned_unified(old_lines, new_lines, differ, name, shift, new_shift)
+        return _aligned(old_lines, new_lines, differ, shift, new_shift)
     groups = _grouped(_opcodes(old_lines, new_lines), CONTEXT)
-    if not groups:
-        return _Built("", DiffStat(0, 0), [], [])
+    return _general(old_lines, new_lines, shift, new_shift, groups)
+
+
+def _one_sided(old_lines: list[str], new_lines: list[str]) -> Opcode:
+    """The one opcode of a diff with one side empty (as difflib gives it)."""
+    if old_lines:
+        return ("delete", 0, len(old_lines), 0, 0)
+    return ("insert", 0, 0, 0, len(new_lines))
+
+
+def _general(
+    old_lines: list[str],
+    new_lines: list[str],
+    shift: int,
+    new_shift: int,
+    groups: list[list[Opcode]],
+) -> _Plan:
     added = removed = 0
     plus: list[str] = []
     runs: list[tuple[int, int]] = []
-    out = _header(name)
+    lines = 2 + len(groups) if groups else 0
     for group in groups:
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines += i2 - i1
+                continue
+            runs.append((j1 + 1 + new_shift, j2 + new_shift))
+            if tag != "insert":
+                removed += i2 - i1
+            if tag != "delete" and j2 > j1:
+                plus.append("\n+".join(new_lines[j1:j2]))
+                added += j2 - j1
+    lines += added + removed
+    stat = DiffStat(added, removed)
+    return _Plan(old_lines, new_lines, shift, new_shift, None, [], groups, stat, plus, runs, lines)
+
+
+def _render(plan: _Plan, name: str) -> str:
+    """The text of a planned diff ("" when nothing changed)."""
+    if plan.differ:
+        text = _aligned_text(plan, name)
+    elif plan.groups:
+        text = _general_text(plan, name)
+    else:
+        return ""
+    return text.replace(_NO_EOL, _NO_EOL_LINE) if _NO_EOL in text else text
+
+
+def _general_text(plan: _Plan, name: str) -> str:
+    old_lines, new_lines = plan.old, plan.new
+    out = _header(name)
+    for group in plan.groups:
         first, last = group[0], group[-1]
-        old_range = _range(first[1], last[2], shift)
-        new_range = _range(first[3], last[4], new_shift)
+        old_range = _range(first[1], last[2], plan.shift)
+        new_range = _range(first[3], last[4], plan.new_shift)
         out.append(f"@@ -{old_range} +{new_range} @@")
         for tag, i1, i2, j1, j2 in group:  # each run of lines joined at once, in C
             if tag == "equal":
                 if i2 > i1:
                     out.append(" " + "\n ".join(old_lines[i1:i2]))
                 continue
-            runs.append((j1 + 1 + new_shift, j2 + new_shift))
             if tag != "insert" and i2 > i1:
                 out.append("-" + "\n-".join(old_lines[i1:i2]))
-                removed += i2 - i1
             if tag != "delete" and j2 > j1:
-                run = "\n+".join(new_lines[j1:j2])
-                out.append("+" + run)
-                plus.append(run)
-                added += j2 - j1
-    return _Built("\n".join(out) + "\n", DiffStat(added, removed), plus, runs)
+                out.append("+" + "\n+".join(new_lines[j1:j2]))
+    return "\n".join(out) + "\n"
 
 
 Opcode = tuple[str, int, int, int, int]
@@ -223,19 +290,15 @@ def _aligned_changes(a: list[str], b: list[str]) -> list[int] | None:
     return _differing(a, b)
 
 
-def _aligned_unified(
-    a: list[str], b: list[str], differ: list[int], name: str, shift: int, new_shift: int
-) -> _Built:
-    """The unified diff of lines replaced in place at the positions ``differ``: the same
-    text the general path gives, without building opcodes for every stretch. A rewrite
-    has a hunk per few lines, so the loop works straight on the positions."""
-    if not differ:
-        return _Built("", DiffStat(0, 0), [], [])
+def _aligned(a: list[str], b: list[str], differ: list[int], shift: int, new_shift: int) -> _Plan:
+    """The plan of a diff of lines replaced in place at the positions ``differ``: the
+    same diff the general path gives, without opcodes for every stretch. A rewrite has a
+    hunk per few lines, so the loop works straight on the positions."""
     n, total, m = CONTEXT, len(a), len(differ)
-    out = _header(name)
-    append = out.append
+    hunks: list[tuple[int, int, int, int]] = []
     plus: list[str] = []
     runs: list[tuple[int, int]] = []
+    lines = 2 if m else 0
     i, reach = 0, 2 * n + 1
     while i < m:
         j = i + 1  # the hunk takes the changes with at most 2n unchanged lines between
@@ -245,6 +308,30 @@ def _aligned_unified(
         hi = differ[j - 1] + n + 1
         if hi > total:
             hi = total
+        hunks.append((i, j, lo, hi))
+        lines += 1 + hi - lo + j - i
+        k = i
+        while k < j:  # a run of consecutive changed lines
+            start = differ[k]
+            end = start + 1
+            k += 1
+            while k < j and differ[k] == end:
+                end += 1
+                k += 1
+            plus.append(b[start] if end - start == 1 else "\n+".join(b[start:end]))
+            runs.append((start + 1 + new_shift, end + new_shift))
+        i = j
+    stat = DiffStat(m, m)
+    return _Plan(a, b, shift, new_shift, differ, hunks, [], stat, plus, runs, lines)
+
+
+def _aligned_text(plan: _Plan, name: str) -> str:
+    a, b, differ = plan.old, plan.new, plan.differ
+    assert differ is not None
+    shift, new_shift = plan.shift, plan.new_shift
+    out = _header(name)
+    append = out.append
+    for i, j, lo, hi in plan.hunks:
         if hi - lo == 1:  # _range's format, written out: this runs once per hunk
             append(f"@@ -{lo + 1 + shift} +{lo + 1 + new_shift} @@")
         else:
@@ -261,18 +348,14 @@ def _aligned_unified(
                 append(" " + "\n ".join(a[pos:start]))
             if end - start == 1:
                 append("-" + a[start])
-                run = b[start]
+                append("+" + b[start])
             else:
                 append("-" + "\n-".join(a[start:end]))
-                run = "\n+".join(b[start:end])
-            append("+" + run)
-            plus.append(run)
-            runs.append((start + 1 + new_shift, end + new_shift))
+                append("+" + "\n+".join(b[start:end]))
             pos = end
         if hi > pos:
             append(" " + "\n ".join(a[pos:hi]))
-        i = j
-    return _Built("\n".join(out) + "\n", DiffStat(m, m), plus, runs)
+    return "\n".join(out) + "\n"
 
 
 def _unique_anchors(
@@ -436,7 +519,12 @@ def changed_ranges(diff: str, new_total: int) -> list[tuple[int, int]]:
     The diff :func:`whole_diff` made last knows its runs already (a write's long diff);
     any other is read line by line."""
     last = _last_whole
-    runs = last.runs if last is not None and last.diff is diff else _runs_of(diff)
+    known = last is not None and last._text is diff
+    return ranges_of_runs(last.runs if last is not None and known else _runs_of(diff), new_total)
+
+
+def ranges_of_runs(runs: list[tuple[int, int]], new_total: int) -> list[tuple[int, int]]:
+    """:func:`changed_ranges` of a diff's runs (:attr:`WholeDiff.runs`)."""
     joined: list[tuple[int, int]] = []
     for first, end in runs:  # runs that touch (a removal, then what replaced it): one
         if joined and first == joined[-1][1] + 1:
@@ -486,7 +574,7 @@ def _runs_of(diff: str) -> list[tuple[int, int]]:
 def stat(diff: str) -> DiffStat:
     """Lines added and removed by a diff from :func:`unified`."""
     last = _last_whole
-    if last is not None and last.diff is diff:
+    if last is not None and last._text is diff:
         return last.stat
     if not diff.startswith("--- "):
         return DiffStat(0, 0)
@@ -640,37 +728,71 @@ def _forward_lines(text: str, pos: int, n: int, line_end: bool) -> int:
     return pos
 
 
-@dataclass(frozen=True, slots=True)
-class _WholeDiff:
-    old: str
-    new: str
-    name: str
-    diff: str
-    stat: DiffStat
-    plus: list[str]
-    runs: list[tuple[int, int]]
+class WholeDiff:
+    """The diff of two whole texts, whose text is written only when it is asked for
+    (:attr:`text`): its counts, its runs of changed lines and its size are known
+    before, and a long diff is left out of a result unwritten."""
+
+    __slots__ = ("_plan", "_text", "name", "new", "old")
+
+    def __init__(self, old: str, new: str, name: str, plan: _Plan) -> None:
+        self.old = old
+        self.new = new
+        self.name = name
+        self._plan = plan
+        self._text: str | None = None
+
+    @property
+    def stat(self) -> DiffStat:
+        return self._plan.stat
+
+    @property
+    def runs(self) -> list[tuple[int, int]]:
+        """The runs of changed lines, as (first, last) lines of the new text (``last`` =
+        ``first - 1`` for lines only removed)."""
+        return self._plan.runs
+
+    @property
+    def plus(self) -> list[str]:
+        """The runs of added lines, each joined."""
+        return _plain(self._plan.plus)
+
+    @property
+    def lines_at_least(self) -> int:
+        """How many lines (newlines) the text has at least: all but the notes of a last
+        line without a line end. 0 when nothing changed."""
+        return self._plan.lines
+
+    @property
+    def text(self) -> str:
+        """The unified diff ("" when nothing changed)."""
+        if self._text is None:
+            self._text = _render(self._plan, self.name)
+        return self._text
 
 
 #: The last whole-file diff, kept to be handed out again: a write's result, the secret
 #: scan of its added lines and its history entry all want the diff of the same texts.
-_last_whole: _WholeDiff | None = None
+_last_whole: WholeDiff | None = None
 _MEMO_CHARS = 1 << 23  # the texts are alive anyway while their change is handled
 
 
-def _whole(old_view: str, new_view: str, name: str) -> _WholeDiff:
+def whole_change(old_view: str, new_view: str, *, name: str) -> WholeDiff:
+    """The diff of two whole texts, its text not written yet (see :class:`WholeDiff`)."""
     global _last_whole
     last = _last_whole
     if last is not None and last.old is old_view and last.new is new_view and last.name == name:
         return last
-    built = _unified(_lines(old_view, at_end=True), _lines(new_view, at_end=True), name)
-    made = _WholeDiff(old_view, new_view, name, built.diff, built.stat, built.plus, built.runs)
+    _last_whole = last = None  # its line lists go before the next are made: memory reused
+    plan = _plan(_lines(old_view, at_end=True), _lines(new_view, at_end=True))
+    made = WholeDiff(old_view, new_view, name, plan)
     if len(old_view) + len(new_view) <= _MEMO_CHARS:
         _last_whole = made
     return made
 
 
 def whole_diff(old_view: str, new_view: str, *, name: str) -> str:
-    return _whole(old_view, new_view, name).diff
+    return whole_change(old_view, new_view, name=name).text
 
 
 def known_added_text(old_view: str, new_view: str) -> str | None:

@@ -111,6 +111,26 @@ def decode(data: bytes) -> tuple[str, Encoding]:
         return data.decode("latin-1"), Encoding("latin-1")
 
 
+def reads_back(data: bytes, text: str, enc: Encoding) -> bool:
+    """Whether :func:`decode` of ``data``, which is ``enc.encode(text)``, gives back
+    exactly ``text`` and ``enc``: told from the first bytes and the encoding, without
+    decoding (a text Steadyhand just wrote is taken as what the file now holds)."""
+    try:
+        sniffed = sniff_encoding(data[:4])
+    except BinaryContent:
+        return False
+    if sniffed is not None:
+        return sniffed == enc  # the body is then ``text`` in that very codec
+    if enc.bom or looks_binary(data):
+        return False
+    if enc == UTF8:
+        return True
+    try:  # (Latin-1: read as UTF-8 first, which its bytes may also be)
+        return decode(data) == (text, enc)
+    except BinaryContent:
+        return False
+
+
 def binary_reason(data: bytes, enc: Encoding) -> str | None:
     """Why :func:`decode` would take ``data`` (just encoded as ``enc``) for a binary
     file, or None when it reads back as text: a NUL or too many control bytes in the

@@ -1379,18 +1379,22 @@ def _out_of_time(path: str) -> ToolError:
 def _reread_new(found: Found, new_lf: str, view: str, path: str) -> str:
     """``new_string`` read the way the match read ``old_string`` (line numbers taken
     off, one level of escaping undone); raises :class:`ToolError` when it cannot be."""
-    lines = line_numbers(view, found.spans)
-    where = f"line{'s' if len(lines) != 1 else ''} {_numbers(lines)}"
+
+    def where() -> tuple[list[int], str]:  # for a refusal only: counting lines costs
+        lines = line_numbers(view, found.spans)
+        return lines, f"line{'s' if len(lines) != 1 else ''} {_numbers(lines)}"
+
     for reading in found.readings:
         if reading is LINE_NUMBERS:
             for c in found.candidates:
                 if slips.starts_like_a_prefix(
                     view[c.start : c.end].split("\n")
                 ) and not slips.every_line_prefixed(new_lf, found.padded, found.numbers):
+                    lines, at = where()
                     raise ToolError(
                         ErrorCode.NO_MATCH,
                         f"old_string was not found in {path} as written; without the read "
-                        f"output's line-number prefixes it matches {where}, but the file's "
+                        f"output's line-number prefixes it matches {at}, but the file's "
                         "own lines there start with numbers too, so which numbers in "
                         "new_string (whose lines do not all carry a prefix) are prefixes is "
                         "not certain, and nothing was changed. Send old_string and "
@@ -1401,10 +1405,11 @@ def _reread_new(found: Found, new_lf: str, view: str, path: str) -> str:
         elif reading is ESCAPES and "\\" in new_lf:
             decoded = slips.unescape(new_lf)
             if decoded is None or "\n" in new_lf:
+                lines, at = where()
                 raise ToolError(
                     ErrorCode.NO_MATCH,
                     f"old_string was not found in {path} as written; read unescaped (\\n as "
-                    f'a line break, \\" as a quote) it matches {where}, but new_string does '
+                    f'a line break, \\" as a quote) it matches {at}, but new_string does '
                     "not read the same way, so what to write is not certain, and nothing "
                     "was changed. Send old_string and new_string with real line breaks and "
                     "quotes instead of escapes.",

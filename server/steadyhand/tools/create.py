@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from steadyhand.protocol.results import Result, success
-from steadyhand.text.diff import whole_diff
+from steadyhand.text.diff import whole_change
 from steadyhand.text.encoding import UTF8
 from steadyhand.text.lines import count_lines, to_view
 from steadyhand.tools.mutation import Target, commit, preview, reached, told
@@ -19,7 +19,11 @@ async def create_file(target: Target, content: str) -> Result:
     view = to_view(content)
     lines = count_lines(view)
     size = len(change.data)
-    diff = target.diff_fields(whole_diff("", view, name=path), lines)
+    # A write's result has no diff (all of it was added); an edit's, and a dry run's
+    # message, have one.
+    diff: dict[str, object] = {}
+    if tool != "write" or target.dry_run:
+        diff = target.diff_fields(whole_change("", view, name=path), lines)
     note = " " + omitted_note(diff) if omitted_note(diff) else ""
     made: dict[str, object] = {
         "path": path,
@@ -45,7 +49,7 @@ async def create_file(target: Target, content: str) -> Result:
             **as_edit,
             **seen.fields(),
         )
-    applied = await commit(target.ctx, change)
+    applied = await commit(target.ctx, change, settle=False)  # reached() waits
     message = f"File created successfully at: {path} (wrote {lines} lines, {size} bytes)."
     if tool != "write":
         as_edit.update(diff)

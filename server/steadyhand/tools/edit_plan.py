@@ -363,7 +363,8 @@ async def apply_plan(
     shown = None if rec.full_view else shown_after(rec.shown, view, plan.splices, lines)
     # the line-ending counts carry over: no pass over the new text
     endings = ending_stats_spliced(snap.endings, snap.raw, new_raw, rsp)
-    applied = await commit(ctx, change, shown=shown, endings=endings)
+    # the answer is built while the folder is synced; reached() waits for it
+    applied = await commit(ctx, change, shown=shown, endings=endings, settle=False)
     after = applied.snapshot
 
     first_sp = plan.splices[0]

@@ -15,7 +15,7 @@ from steadyhand.documents.snapshot import Snapshot
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.file_state import FileRecord, Session, ranges_through
 from steadyhand.state.staleness import is_stale
-from steadyhand.text.diff import changed_runs, whole_diff
+from steadyhand.text.diff import changed_runs, whole_change
 from steadyhand.tools.records import full_range, record_for, remember, short_diff
 
 #: The tool name under which notebook edits check staleness: their records count cells.
@@ -38,8 +38,8 @@ def check_fresh(
     if not is_stale(rec, snap):
         return
     seen = ctx.store.get(rec.view_hash, rec.stored)
-    diff = whole_diff(seen, snap.view, name=snap.path) if seen is not None else ""
-    if short_diff(ctx, diff):
+    if seen is not None and short_diff(ctx, whole := whole_change(seen, snap.view, name=snap.path)):
+        diff = whole.text
         raise ToolError(
             ErrorCode.STALE,
             f"{snap.path} was changed by someone else since you read it, so the dry run "
@@ -72,10 +72,8 @@ def refuse_if_stale(
     if not is_stale(rec, snap):
         return
     seen = ctx.store.get(rec.view_hash, rec.stored)
-    diff = ""
-    if seen is not None:
-        diff = whole_diff(seen, snap.view, name=snap.path)
-    if short_diff(ctx, diff):
+    if seen is not None and short_diff(ctx, whole := whole_change(seen, snap.view, name=snap.path)):
+        diff = whole.text
         shown = rec.shown
         if rec.full_view:
             shown = full_range(snap)

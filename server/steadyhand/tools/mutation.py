@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Iterable
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from stat import S_ISDIR
 from typing import Literal
 
@@ -36,6 +36,7 @@ from steadyhand.guards.syntax import SyntaxReport, check_syntax
 from steadyhand.paths.resolve import ResolvedPath
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.file_state import FileRecord, Range, Session
+from steadyhand.text.diff import WholeDiff
 from steadyhand.text.encoding import Encoding, binary_reason
 from steadyhand.text.lines import EndingStats
 from steadyhand.text.splices import Splice
@@ -157,8 +158,11 @@ class Target:
     refused: ToolError | None = None
     #: With ``refused``: the path recorded now resolves elsewhere (a symbolic link).
     moved: bool = False
+    #: The changes made here whose writing was started (:meth:`change`); those not
+    #: applied are dropped when the file is let go of.
+    staged: list[Change] = field(default_factory=list)
 
-    def diff_fields(self, diff: str, new_total: int) -> dict[str, object]:
+    def diff_fields(self, diff: str | WholeDiff, new_total: int) -> dict[str, object]:
         """The result's ``diff``, or where the text changed when it is too long."""
         return diff_fields(self.ctx, diff, new_total, include_diff=self.include_diff)
 
@@ -203,14 +207,17 @@ class Target:
         encoding: Encoding,
         *,
         splices: tuple[Splice, ...] | None = None,
+        stage: bool = True,
     ) -> Change:
         """The change that makes ``new_raw`` the file's text (encoded for the disk now,
         so a text the file's encoding cannot hold is refused before anything happens,
-        and so is one that would make the file binary: :func:`refuse_binary`)."""
+        and so is one that would make the file binary: :func:`refuse_binary`). Unless
+        it is a dry run (or ``stage`` is False: a change that will not be applied), the
+        world may start writing it at once (:meth:`World.stage`)."""
         assert self.session_name is not None, "act_as names the session first"
         data = encode(self.ctx, self.path, new_raw, encoding)
         refuse_binary(self.path, data, encoding, before, self.tool)
-        return Change(
+        change = Change(
             self.path,
             before,
             new_raw,
@@ -220,6 +227,17 @@ class Target:
             splices=splices,
             session=self.session_name,
         )
+        if stage and not self.dry_run:
+            # the world may start writing it now (the disk's sync runs meanwhile)
+            self.ctx.world.stage(change)
+            self.staged.append(change)
+        return change
+
+    def let_go(self) -> None:
+        """Drop what was started of the changes made here and not applied."""
+        staged, self.staged = self.staged, []
+        for change in staged:
+            self.ctx.world.unstage(change)
 
 
 def _not_a_notebook(path: str) -> ToolError:
@@ -283,7 +301,11 @@ async def open_target(
         raise _not_a_notebook(path)
     async with ctx.locks.hold(path) as held:
         buffer, exists = _look(ctx, rp, tool, accepts, again=held.waited)
-        yield Target(ctx, path, tool, session, dry_run, buffer, exists, include_diff)
+        target = Target(ctx, path, tool, session, dry_run, buffer, exists, include_diff)
+        try:
+            yield target
+        finally:
+            target.let_go()
 
 
 @asynccontextmanager
@@ -320,7 +342,11 @@ async def open_each(
             except ToolError as err:
                 target.refused = err
             target.buffer, target.exists = _look(ctx, rp, tool, "version", again=False)
-        yield targets
+        try:
+            yield targets
+        finally:
+            for target in targets.values():
+                target.let_go()
 
 
 async def commit(
@@ -330,6 +356,7 @@ async def commit(
     shown: tuple[Range, ...] | None = None,
     endings: EndingStats | None = None,
     total_lines: int | None = None,
+    settle: bool = True,
 ) -> Applied:
     """Make ``change`` the file's content through the world, and move the session's
     record to what the world now holds.
@@ -337,7 +364,9 @@ async def commit(
     ``shown``: the lines the session has seen of the new text (default: all of it);
     ``endings``: the new text's line-ending counts, when the tool knows them (no pass
     over the text); ``total_lines``: the record's unit count when it is not lines (a
-    notebook counts cells)."""
+    notebook counts cells). ``settle=False``: what is still being made durable (the
+    folder's sync) may run on while the caller builds its answer, which it then gets
+    from :func:`reached` (which waits for it)."""
     applied = await ctx.world.apply(change)
     after = applied.snapshot
     if endings is not None and after.raw is change.new_raw:
@@ -347,7 +376,15 @@ async def commit(
     if total_lines is not None:
         rec = rec.replace(total_lines=total_lines)
     ctx.sessions.get(change.session).put(rec)
+    if settle:
+        settled(applied)
     return applied
+
+
+def settled(applied: Applied) -> None:
+    """Wait until what ``applied`` still makes durable is (at once when nothing is)."""
+    if applied.settle is not None:
+        applied.settle()
 
 
 def told(message: str, applied: Applied, fields: dict[str, object] | None = None) -> str:
@@ -362,7 +399,9 @@ def told(message: str, applied: Applied, fields: dict[str, object] | None = None
 
 def reached(applied: Applied) -> dict[str, object]:
     """The fields of every result whose change reached the world: how (``via``), whether
-    the disk holds it (``on_disk``), and what the guards found (credentials, syntax)."""
+    the disk holds it (``on_disk``), and what the guards found (credentials, syntax).
+    Asked for once the change is durable: it waits for what is still being synced."""
+    settled(applied)
     return {"via": applied.via, "on_disk": applied.on_disk, **findings_fields(applied)}
 
 

@@ -8,7 +8,7 @@ from steadyhand.documents.snapshot import Snapshot
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.results import Result, success
 from steadyhand.state.file_state import FileRecord, Range, Session, merge_ranges
-from steadyhand.text.diff import changed_ranges, cut_diff
+from steadyhand.text.diff import WholeDiff, changed_ranges, cut_diff, ranges_of_runs
 from steadyhand.text.lines import EndingStats, line_ending_name
 
 
@@ -96,8 +96,13 @@ def require_read(session: Session, path: str, tool: str) -> FileRecord:
 STALE_DIFF_MAX_CHARS = 16_000
 
 
-def short_diff(ctx: ToolContext, diff: str) -> bool:
-    """Whether a stale diff is short enough to be put into the refusal."""
+def short_diff(ctx: ToolContext, diff: str | WholeDiff) -> bool:
+    """Whether a stale diff is short enough to be put into the refusal (a
+    :class:`WholeDiff` too long is not written to find out)."""
+    if isinstance(diff, WholeDiff):
+        if diff.lines_at_least > ctx.settings.stale_diff_max_lines:
+            return False
+        diff = diff.text
     return (
         0 < len(diff) <= STALE_DIFF_MAX_CHARS
         and diff.count("\n") <= ctx.settings.stale_diff_max_lines
@@ -109,19 +114,24 @@ CHANGED_RANGES_MAX = 50
 
 
 def diff_fields(
-    ctx: ToolContext, diff: str, new_total: int, *, include_diff: bool = False
+    ctx: ToolContext, diff: str | WholeDiff, new_total: int, *, include_diff: bool = False
 ) -> dict[str, object]:
     """The ``diff`` of a change's result, whole when it is short (the rule ``stale``
     refusals follow: at most ``staleDiffMaxLines`` lines and 16,000 characters) or when
     ``include_diff`` asks for it. Otherwise it is left out (``diff_omitted``), and the
     result says where the new text changed: ``changed``, its changed line ranges (at most
     :data:`CHANGED_RANGES_MAX`, then ``changed_more``). An agent that made a change knows
-    what it wrote; echoing a long diff back would cost its model the same again."""
-    if include_diff or not diff or short_diff(ctx, diff):
+    what it wrote; echoing a long diff back would cost its model the same again. A
+    :class:`WholeDiff` left out is never written."""
+    if include_diff or short_diff(ctx, diff) or not _changes(diff):
+        text = diff.text if isinstance(diff, WholeDiff) else diff
         # even asked for, a diff holds at most maxReadBytes: its first whole hunks
-        kept, left_out = cut_diff(diff, ctx.settings.max_read_bytes)
-        return {"diff": kept, "diff_cut": left_out} if left_out else {"diff": diff}
-    ranges = changed_ranges(diff, new_total)
+        kept, left_out = cut_diff(text, ctx.settings.max_read_bytes)
+        return {"diff": kept, "diff_cut": left_out} if left_out else {"diff": text}
+    if isinstance(diff, WholeDiff):
+        ranges = ranges_of_runs(diff.runs, new_total)
+    else:
+        ranges = changed_ranges(diff, new_total)
     out: dict[str, object] = {
         "diff_omitted": True,
         "changed": [[a, b] for a, b in ranges[:CHANGED_RANGES_MAX]],
@@ -129,6 +139,11 @@ def diff_fields(
     if len(ranges) > CHANGED_RANGES_MAX:
         out["changed_more"] = len(ranges) - CHANGED_RANGES_MAX
     return out
+
+
+def _changes(diff: str | WholeDiff) -> bool:
+    """Whether a diff shows any change (an empty one is "")."""
+    return diff.lines_at_least > 0 if isinstance(diff, WholeDiff) else bool(diff)
 
 
 def omitted_note(fields: dict[str, object]) -> str:

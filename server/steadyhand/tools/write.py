@@ -6,7 +6,7 @@ from steadyhand.context import ToolContext
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import WriteParams
 from steadyhand.protocol.results import Result, success
-from steadyhand.text.diff import stat, whole_diff
+from steadyhand.text.diff import whole_change
 from steadyhand.text.lines import ending_stats, line_ending_name, to_view
 from steadyhand.tools.create import create_file
 from steadyhand.tools.mutation import commit, open_target, preview, reached, told
@@ -42,10 +42,12 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
             # the file's byte-order mark is written anyway (the text read showed none):
             # one copied into the content would become a stray character after it
             content = content[1:]
-        change = target.change(snap, content, snap.encoding)
+        same = content == snap.raw  # then nothing is written
+        change = target.change(snap, content, snap.encoding, stage=not same)
         new_view = to_view(content)
-        diff = whole_diff(snap.view, new_view, name=path)
-        ds = stat(diff)
+        # the diff's text is written only if the result carries it (a short one)
+        diff = whole_change(snap.view, new_view, name=path)
+        ds = diff.stat
         new_endings = ending_stats(content)
         before_lines, after_lines = total_lines(snap), lines_from(content, new_endings)
         fields: dict[str, object] = {
@@ -59,18 +61,18 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
         }
         note = " " + omitted_note(fields) if omitted_note(fields) else ""
         if p.dry_run:
-            same = " (it already holds exactly this content)" if content == snap.raw else ""
+            already = " (it already holds exactly this content)" if same else ""
             seen = await preview(ctx, change)
             warning = seen.note()
             return success(
-                f"Dry run: writing would update {path}{same}: {before_lines} line(s) before, "
+                f"Dry run: writing would update {path}{already}: {before_lines} line(s) before, "
                 f"{after_lines} line(s) after (≈ +{ds.added} / -{ds.removed}); nothing was "
                 f"written.{warning}{note}",
                 **fields,
                 dry_run=True,
                 **seen.fields(),
             )
-        if content == snap.raw:
+        if same:
             target.session.put(record_for(snap, full_range(snap), None))
             return success(
                 f"{path} already holds exactly this content; nothing was written.",
@@ -78,7 +80,7 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
                 via="none",
                 on_disk=True,
             )
-        applied = await commit(ctx, change, endings=new_endings)
+        applied = await commit(ctx, change, endings=new_endings, settle=False)
         message = (
             f"The file {path} has been updated successfully. {before_lines} line(s) before, "
             f"{after_lines} line(s) after (≈ +{ds.added} / -{ds.removed})."

@@ -74,10 +74,13 @@ def test_only_the_disk_layer_writes_and_deletes_files() -> None:
     assert _callers(_named("atomic_write", "checked_delete")) - {"fs/atomic.py"} == {
         "apply/disk.py"
     }
+    # a write started early (its bytes synced while the change is checked) too
+    assert _callers(_named("stage_write")) - {"fs/atomic.py"} == {"apply/disk.py"}
 
 
 def test_changes_reach_the_world_only_through_the_mutation_kernel() -> None:
     assert _callers(_on_world("apply", "delete")) == {"tools/mutation.py"}
+    assert _callers(_on_world("stage", "unstage")) == {"tools/mutation.py"}
     assert _callers(_on_world("make_folders")) == {"tools/mutation.py"}
     # the early refusal of what may not be changed is the kernel's too (open_target);
     # GuardedWorld checks every change again

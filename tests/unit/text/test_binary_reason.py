@@ -13,6 +13,7 @@ from steadyhand.text.encoding import (
     binary_reason,
     decode,
     decode_anyway,
+    reads_back,
 )
 
 ENCODINGS = [
@@ -63,3 +64,20 @@ def test_the_reasons_name_the_cause() -> None:
     assert "UTF-32" in str(binary_reason(b"\xff\xfe\x00\x00", Encoding("latin-1")))
     assert binary_reason(b"plain\n", UTF8) is None
     assert binary_reason("\ufeffa\x00".encode("utf-16-le"), Encoding("utf-16-le", True)) is None
+
+
+@given(TEXT, st.sampled_from(ENCODINGS))
+def test_reads_back_says_exactly_when_decoding_gives_the_text_written(
+    text: str, enc: Encoding
+) -> None:
+    """A text just written is taken as the file's content without decoding its bytes
+    again only when decoding them would give exactly it, in its encoding."""
+    try:
+        data = enc.encode(text)
+    except UnicodeEncodeError:
+        return
+    try:
+        same = decode(data) == (text, enc)
+    except BinaryContent:
+        same = False
+    assert reads_back(data, text, enc) is same

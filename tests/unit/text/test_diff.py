@@ -19,9 +19,11 @@ from steadyhand.text.diff import (
     changed_ranges,
     changed_runs,
     line_splices,
+    ranges_of_runs,
     splices_diff,
     stat,
     unified,
+    whole_change,
     whole_diff,
 )
 from steadyhand.text.lines import split_lines
@@ -388,3 +390,70 @@ def test_changed_ranges_say_which_new_lines_changed(old: list[str], new: list[st
     assert added <= inside
     assert inside - added <= markers
     assert all(a <= b for a, b in known) and known == sorted(known)
+
+
+_TEXT_LINES = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "x\n", "no end"]), max_size=30)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_TEXT_LINES, _TEXT_LINES)
+def test_a_whole_diff_is_known_before_its_text_is_written(old: list[str], new: list[str]) -> None:
+    """What a result needs of a whole-file diff (its counts, its changed lines, how long
+    it is) comes without its text: the same as read from the text once written, and
+    the text the same as a diff written at once."""
+    from steadyhand.text import diff as diff_module
+
+    old_text, new_text = "".join(old), "".join(new)
+    whole = whole_change(old_text, new_text, name="f")
+    assert whole._text is None  # nothing written yet
+    stat_first, runs_first = whole.stat, whole.runs
+    at_least = whole.lines_at_least
+    assert whole._text is None
+    text = whole.text
+    diff_module._last_whole = None
+    assert text == whole_diff(old_text, new_text, name="f")
+    assert stat_first == stat(text) == stat(whole_diff(old_text, new_text, name="g"))
+    assert changed_ranges(text, len(split_lines(new_text))) == ranges_of_runs(
+        runs_first, len(split_lines(new_text))
+    )
+    notes = text.count("\\ No newline at end of file")
+    assert at_least == text.count("\n") - notes
+    assert (at_least == 0) == (text == "")
+
+
+@given(st.lists(st.sampled_from(["a", "b", "", "c d"]), max_size=20), st.booleans())
+def test_a_creation_diffs_as_difflib_does(lines: list[str], end: bool) -> None:
+    """A new file's diff (every line added) is written without searching, as difflib
+    writes it."""
+    text = "\n".join(lines) + ("\n" if end and lines else "")
+    ref = "\n".join(difflib.unified_diff([], split_lines(text), "a/f", "b/f", lineterm="", n=3))
+    made = whole_diff("", text, name="f")
+    if not text:
+        assert made == ""
+        return
+    body = made.replace("\n\\ No newline at end of file", "")
+    assert body == ref + "\n"
+    assert whole_diff(text, "", name="f").count("\n-") == len(split_lines(text))
+
+
+def test_the_last_whole_diff_is_let_go_of_before_the_next_is_planned(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The diff kept for the change just made holds both texts' line lists: they go
+    before the next diff's are made, so that memory is reused, not taken anew (a write
+    of 10k lines spent a third of its diff's time on memory it had not touched before)."""
+    from steadyhand.text import diff as module
+
+    first = whole_change("a\nb\n", "a\nc\n", name="f")
+    assert whole_change(first.old, first.new, name="f") is first  # kept for its change
+    kept_when_planned: list[object] = []
+    real = module._plan
+
+    def plan(*args: list[str]) -> object:
+        kept_when_planned.append(module._last_whole)
+        return real(*args)
+
+    monkeypatch.setattr(module, "_plan", plan)
+    second = whole_change("x\ny\n", "x\nz\n", name="f")
+    assert kept_when_planned == [None]
+    assert second.stat.added == 1 and second.runs == [(2, 2)]
