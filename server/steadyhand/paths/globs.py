@@ -138,6 +138,7 @@ def _literal_runs(pat: str) -> list[str]:
     return [r for r in runs if r]
 
 
+@functools.lru_cache(maxsize=256)
 def needed_text(pattern: str) -> tuple[str, ...] | None:
     """Texts of which a path matching the deny glob ``pattern`` (absolute, or relative
     to its root) holds at least one, case for case: the longest literal run of each of

@@ -308,8 +308,12 @@ class DenyCheck:
         if rx is None:
             return False
         texts = self._texts
-        if texts is not None and not insensitive and not any(t in real for t in texts):
-            return False
+        if texts is not None and not insensitive:
+            for text in texts:
+                if text in real:
+                    break
+            else:
+                return False
         if real in self._every_root:
             root = _root_of(real, self._roots)
         if rx.fullmatch(glob_form(real)):

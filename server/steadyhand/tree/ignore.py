@@ -75,28 +75,40 @@ class NameRules:
 
 def parse(text: str, base: str) -> IgnoreFile | None:
     """The rules in ``text`` for the folder ``base``, or None when it holds none."""
-    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
-    if not lines:
-        return None
-    return _parsed(tuple(lines), base.strip("/"))
+    return _parsed(text, base.strip("/"))
 
 
 #: Texts of ignore files parsed, most recently used last, and how many characters they
 #: hold together (bounded: :data:`_PARSED_CHARS`).
-_parsed_cache: OrderedDict[tuple[tuple[str, ...], str], IgnoreFile | None] = OrderedDict()
+_parsed_cache: OrderedDict[tuple[str, str], IgnoreFile | None] = OrderedDict()
 _parsed_chars = 0
 _parsed_lock = threading.Lock()
 _PARSED_CHARS = 4 << 20
 
 
-def _parsed(lines: tuple[str, ...], base: str) -> IgnoreFile | None:
-    """:func:`parse` of ``lines``, compiled once while it is kept."""
+def _parsed(text: str, base: str) -> IgnoreFile | None:
+    """:func:`parse` of ``text``, compiled once while it is kept."""
     global _parsed_chars
-    key = (lines, base)
+    key = (text, base)
     with _parsed_lock:
         if key in _parsed_cache:
             _parsed_cache.move_to_end(key)
             return _parsed_cache[key]
+    made = _compile(text, base)
+    with _parsed_lock:
+        if key not in _parsed_cache:
+            _parsed_cache[key] = made
+            _parsed_chars += len(text) + len(base) + 64
+        while _parsed_chars > _PARSED_CHARS and len(_parsed_cache) > 1:
+            (old_text, old_base), _ = _parsed_cache.popitem(last=False)
+            _parsed_chars -= len(old_text) + len(old_base) + 64
+    return made
+
+
+def _compile(text: str, base: str) -> IgnoreFile | None:
+    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    if not lines:
+        return None
     spec: pathspec.GitIgnoreSpec | None
     try:
         spec = pathspec.GitIgnoreSpec.from_lines(lines)
@@ -104,15 +116,7 @@ def _parsed(lines: tuple[str, ...], base: str) -> IgnoreFile | None:
         # One bad line must not cost the rest: keep the lines that compile on their own.
         kept = [line for line in lines if _compiles(line)]
         spec = pathspec.GitIgnoreSpec.from_lines(kept) if kept else None
-    made = None if spec is None else IgnoreFile(base, spec, _quick(spec), _sorted(spec))
-    size = sum(len(line) for line in lines) + len(base) + 64
-    with _parsed_lock:
-        _parsed_cache[key] = made
-        _parsed_chars += size
-        while _parsed_chars > _PARSED_CHARS and len(_parsed_cache) > 1:
-            (old_lines, old_base), _ = _parsed_cache.popitem(last=False)
-            _parsed_chars -= sum(len(line) for line in old_lines) + len(old_base) + 64
-    return made
+    return None if spec is None else IgnoreFile(base, spec, _quick(spec), _sorted(spec))
 
 
 _NAMED_GROUP = re.compile(r"\(\?P<\w+>")

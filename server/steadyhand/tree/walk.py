@@ -68,13 +68,31 @@ def kind_of(mode: int) -> str:
     return "other"
 
 
-def read_ignore_file(path: str) -> str | None:
+#: What a file was when it was read (:func:`mark`): kind, identity, size, times.
+Mark = tuple[int, int, int, int, int, int] | None
+#: The files a computation read or looked for, each with its :data:`Mark` then.
+Marks = list[tuple[str, Mark]]
+
+
+def mark(st: os.stat_result | None) -> Mark:
+    """A file's :data:`Mark` from its ``lstat`` (None: it is not there)."""
+    if st is None:
+        return None
+    return (st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def read_ignore_file(path: str, marks: Marks | None = None) -> str | None:
     """The text of an ignore file, or None where there is none or it is not a regular
-    file (a link in its place is not followed, as git does not)."""
+    file (a link in its place is not followed, as git does not); what the file was is
+    added to ``marks``, if given."""
     try:
         st = os.lstat(path)
     except OSError:
+        if marks is not None:
+            marks.append((path, None))
         return None
+    if marks is not None:
+        marks.append((path, mark(st)))
     if not stat.S_ISREG(st.st_mode):
         return None
     try:
@@ -88,16 +106,16 @@ def read_ignore_file(path: str) -> str | None:
 
 
 def folder_rules(
-    folder: str, base: str, present: Collection[str] | None = None
+    folder: str, base: str, present: Collection[str] | None = None, marks: Marks | None = None
 ) -> list[IgnoreFile | None]:
     """The ignore files of ``folder`` (``base`` is its path below the stack's top);
     ``present``: the names the folder holds, when it was just listed (the others are
-    not looked for)."""
+    not looked for); ``marks``: as :func:`read_ignore_file` takes it."""
     out: list[IgnoreFile | None] = []
     for name in FOLDER_FILES:
         if present is not None and name not in present:
             continue
-        text = read_ignore_file(os.path.join(folder, name))
+        text = read_ignore_file(os.path.join(folder, name), marks)
         out.append(parse(text, base) if text is not None else None)
     return out
 
@@ -175,14 +193,16 @@ class Walk:
             view = rules.folder(here)
         out: list[tuple[Entry, IgnoreStack | None]] = []
         scanned = self.scanned
+        most = self.max_scanned
         deadline = self.deadline
         skip = self.skip
         stats = self.stats
+        ignored = view.ignored if view is not None else None
         lead = rel + "/" if rel else ""
         depth += 1
         for item in items:
             scanned += 1
-            if scanned > self.max_scanned:
+            if scanned > most:
                 self.cut = "entries"
                 break
             if deadline is not None and not scanned & 255 and time.monotonic() > deadline:
@@ -194,19 +214,25 @@ class Walk:
                     st = item.stat(follow_symlinks=False)
                     kind = kind_of(st.st_mode)
                     size, mtime = st.st_size, st.st_mtime_ns
+                # the kind from the listing itself, where the system gives it there
+                elif item.is_file(follow_symlinks=False):
+                    kind = "file"
+                elif item.is_dir(follow_symlinks=False):
+                    kind = "dir"
                 else:
-                    kind = _kind_of_entry(item)
+                    kind = "link" if item.is_symlink() else "other"
             except OSError:
                 continue
             is_dir = kind == "dir"
             name = item.name
             if is_dir and name in NEVER_ENTERED:
                 continue
-            if view is not None and view.ignored(name, is_dir=is_dir):
+            if ignored is not None and ignored(name, is_dir=is_dir):
                 continue
-            if skip is not None and skip(item.path, is_dir):
+            path = item.path
+            if skip is not None and skip(path, is_dir):
                 continue
-            out.append((Entry(lead + name, item.path, kind, size, mtime, depth), rules))
+            out.append((Entry(lead + name, path, kind, size, mtime, depth), rules))
         self.scanned = scanned
         return out
 
@@ -251,18 +277,6 @@ def ignored_within(root: str, rel: str, rules: IgnoreStack | None, prefix: str =
             return False
         stack = rules.with_files(folder_rules(root, prefix.rstrip("/")))
     return stack.ignored(prefix + rel, is_dir=False)
-
-
-def _kind_of_entry(item: os.DirEntry[str]) -> str:
-    """An entry's kind from the folder listing (no system call where the file system
-    gives the type there)."""
-    if item.is_file(follow_symlinks=False):
-        return "file"
-    if item.is_dir(follow_symlinks=False):
-        return "dir"
-    if item.is_symlink():
-        return "link"
-    return "other"
 
 
 def walk(
