@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import sys
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -110,6 +112,9 @@ class LspServer:
             cwd=workspace,
             env=full,
         )
+        #: What the server sent, read as it comes (see :meth:`_read`).
+        self.received: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
         uris = [f.resolve().as_uri() for f in folders or [workspace]]
         self.request(
             1,
@@ -132,23 +137,38 @@ class LspServer:
         self.proc.stdin.write(b"Content-Length: %d\r\n\r\n%b" % (len(body), body))
         self.proc.stdin.flush()
 
-    def request(self, msg_id: int, method: str, params: Any) -> Any:
+    def _read(self) -> None:
+        """Read every message the server writes as soon as it comes, as an editor does:
+        one left unread (the server's notifications of MCP calls) would fill the pipe,
+        and the server, waiting to write, would serve nothing else (on Linux the server
+        widens its stdout to 1 MiB, which only puts this off; macOS pipes hold 64 KiB)."""
         import json
 
-        self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
         out = self.proc.stdout
         assert out is not None
-        while True:
-            length = 0
+        try:
             while True:
-                line = out.readline()
-                assert line, "the server exited"
-                if not line.strip():
-                    break
-                name, _, value = line.partition(b":")
-                if name.strip().lower() == b"content-length":
-                    length = int(value)
-            msg = json.loads(out.read(length))
+                length = 0
+                while True:
+                    line = out.readline()
+                    if not line:
+                        return
+                    if not line.strip():
+                        break
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value)
+                self.received.put(json.loads(out.read(length)))
+        except (OSError, ValueError):
+            return
+        finally:
+            self.received.put(None)
+
+    def request(self, msg_id: int, method: str, params: Any, timeout: float = 60) -> Any:
+        self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        while True:
+            msg = self.received.get(timeout=timeout)
+            assert msg is not None, "the server exited"
             if msg.get("id") == msg_id and "method" not in msg:
                 return msg.get("result")
 

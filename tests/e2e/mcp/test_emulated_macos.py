@@ -100,7 +100,7 @@ def test_under_an_emulated_macos_no_peer_that_cannot_be_identified_is_trusted(
 @pytest.mark.skipif(
     sys.platform != "darwin",
     reason="needs a macOS kernel: under the emulation on Linux, LOCAL_PEERCRED cannot be "
-    "judged (the same option is Linux's IP_TOS, and glibc has no getpeereid)",
+    "judged (the same option number is Linux's IP_TOS)",
 )
 def test_attached_on_macos(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
