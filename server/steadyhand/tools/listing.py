@@ -32,9 +32,6 @@ DEFAULT_LIMIT = 200
 WALK_SECONDS = 5.0
 #: How long a listing sorted by name goes on counting what lies past ``limit``.
 COUNT_SECONDS = 0.05
-#: How long a listing runs on the event loop before the rest goes to a worker thread
-#: (handing work to a thread and back costs about 0.1 ms: more than a small folder).
-INLINE_SECONDS = 0.002
 #: How long counting lines may take, for all entries together.
 LINES_SECONDS = 2.0
 #: Files larger than this get no line count.
@@ -196,94 +193,56 @@ def _bad_glob(pattern: str, why: str) -> ToolError:
     )
 
 
-class _Collector:
-    """A listing's collection, in steps: by name, the first ``limit`` entries and then a
-    count of the rest for a moment; newest first, the newest ``limit`` of all. It runs
-    on the event loop for a moment first (:data:`INLINE_SECONDS`), which a folder of a
-    few hundred entries needs no more than, and what is left in a worker thread."""
-
-    def __init__(self, lister: _Lister, places: list[ts.Place], limit: int, *, newest: bool):
-        self.lister = lister
-        self.limit = limit
-        self.newest = newest
-        self.sources = (found for place in places for found in lister.entries(place))
-        self.out = Collected()
-        self.counting = False
-        # newest first: the newest ``limit`` entries seen, oldest first (time, -order
-        # seen, entry), and the time an entry must pass to be kept once the heap is full
-        self.heap: list[tuple[int, int, Found]] = []
-        self.seen = 0
-        self.floor = -1
-
-    def run(self, until: float | None = None) -> bool:
-        """Go on until the collection is done (True) or, with ``until``, until that
-        time has passed (False: call again to go on)."""
-        finished = self._newest(until) if self.newest else self._by_name(until)
-        if finished:
-            self._finish()
-        return finished
-
-    def _by_name(self, until: float | None) -> bool:
-        out, limit = self.out, self.limit
-        items = out.items
-        for n, found in enumerate(self.sources, 1):
-            if self.counting:
-                out.more += 1
-            else:
-                items.append(_item(found))
-                if len(items) >= limit:
-                    # Past the limit: count what else would be listed, for a moment.
-                    self.counting = out.limited = True
-                    lister = self.lister
-                    lister.deadline = min(lister.deadline, time.monotonic() + COUNT_SECONDS)
-                    for w in lister.walks:
-                        w.deadline = lister.deadline
-            if until is not None and not n & 63 and time.monotonic() > until:
-                return False
-        return True
-
-    def _newest(self, until: float | None) -> bool:
-        heap, limit = self.heap, self.limit
-        floor, seen = self.floor, self.seen
-        for n, found in enumerate(self.sources, 1):
-            seen += 1
-            mtime = found[0].mtime_ns
-            if mtime >= floor:
-                key = (mtime, -seen, found)
-                if len(heap) < limit:
-                    heapq.heappush(heap, key)
-                    if len(heap) == limit:
-                        floor = heap[0][0]
-                elif key[:2] > heap[0][:2]:
-                    heapq.heapreplace(heap, key)
-                    floor = heap[0][0]
-            if until is not None and not n & 63 and time.monotonic() > until:
-                self.floor, self.seen = floor, seen
-                return False
-        self.floor, self.seen = floor, seen
-        return True
-
-    def _finish(self) -> None:
-        out = self.out
-        if self.newest:
-            ranked = sorted(self.heap, key=lambda k: (-k[0], -k[1]))
-            out.items = [_item(k[2]) for k in ranked]
-            out.more = self.seen - len(out.items)
-            out.limited = out.more > 0
-        out.stopped = self.lister.stopped()
-        out.whole = out.stopped is None
-
-
 def _by_name(lister: _Lister, places: list[ts.Place], limit: int) -> Collected:
-    collector = _Collector(lister, places, limit, newest=False)
-    collector.run()
-    return collector.out
+    out = Collected()
+    sources = (found for place in places for found in lister.entries(place))
+    items = out.items
+    for found in sources:
+        items.append(_item(found))
+        if len(items) >= limit:
+            break
+    else:
+        out.stopped = lister.stopped()
+        out.whole = out.stopped is None
+        return out
+    # Past the limit: count what else would be listed, for a moment.
+    out.limited = True
+    lister.deadline = min(lister.deadline, time.monotonic() + COUNT_SECONDS)
+    for w in lister.walks:
+        w.deadline = lister.deadline
+    out.more = sum(1 for _ in sources)
+    out.stopped = lister.stopped()
+    out.whole = out.stopped is None
+    return out
 
 
 def _by_modified(lister: _Lister, places: list[ts.Place], limit: int) -> Collected:
-    collector = _Collector(lister, places, limit, newest=True)
-    collector.run()
-    return collector.out
+    out = Collected()
+    # the newest ``limit`` entries seen, oldest first: (time, -order seen, entry)
+    heap: list[tuple[int, int, Found]] = []
+    seen = 0
+    floor = -1  # the time an entry must pass to be kept, once the heap is full
+    for place in places:
+        for found in lister.entries(place):
+            seen += 1
+            mtime = found[0].mtime_ns
+            if mtime < floor:
+                continue
+            key = (mtime, -seen, found)
+            if len(heap) < limit:
+                heapq.heappush(heap, key)
+                if len(heap) == limit:
+                    floor = heap[0][0]
+            elif key[:2] > heap[0][:2]:
+                heapq.heapreplace(heap, key)
+                floor = heap[0][0]
+    ranked = sorted(heap, key=lambda k: (-k[0], -k[1]))
+    out.items = [_item(k[2]) for k in ranked]
+    out.more = seen - len(out.items)
+    out.limited = out.more > 0
+    out.stopped = lister.stopped()
+    out.whole = out.stopped is None
+    return out
 
 
 def _count_lines(ctx: ToolContext, items: list[Item], buffers: dict[str, int]) -> bool:
@@ -388,10 +347,8 @@ async def list_entries(ctx: ToolContext, p: ListParams) -> Result:
                     buffers[path] = ts.text_lines(snap.raw)
     deadline = time.monotonic() + WALK_SECONDS
     lister = _Lister(ctx, p, deadline)
-    collector = _Collector(lister, places, limit, newest=p.sort == "modified")
-    if not collector.run(until=time.monotonic() + INLINE_SECONDS):
-        await asyncio.to_thread(collector.run)
-    got = collector.out
+    collect = _by_modified if p.sort == "modified" else _by_name
+    got = await asyncio.to_thread(collect, lister, places, limit)
     lines_cut = False
     if p.line_counts:
         lines_cut = not await asyncio.to_thread(_count_lines, ctx, got.items, buffers)
