@@ -60,6 +60,12 @@ def steadyhand_mcp(name: str, root: str, config: str, attach: str = "never") -> 
     return Spec(name, argv, "ndjson")
 
 
+def steadyhand_mcp_as_host_starts_it(root: str) -> Spec:
+    """``steadyhand mcp ROOT`` with nothing else: the default settings and ``--attach auto``
+    (it looks for an editor's server holding the root first, and finds none here)."""
+    return Spec("steadyhand-mcp", (python(), "-m", "steadyhand", "mcp", root), "ndjson")
+
+
 def bare_pygls(transport: str) -> Spec:
     argv = (python(), str(BENCH / "bare_pygls.py"), "--transport", transport)
     return Spec(f"pygls-{transport}", argv, "lsp")
@@ -107,6 +113,8 @@ class Running:
     client: RpcClient
     startup_s: float
     init_result: Any
+    #: ``time.perf_counter()`` just before the process was spawned
+    spawned: float = 0.0
 
     @property
     def pid(self) -> int:
@@ -151,7 +159,56 @@ def start(spec: Spec, workspace: str, log_dir: str | None = None) -> Running:
         )
         startup = time.perf_counter() - t0
         client.notify("initialized", {})
-    return Running(spec, client, startup, result)
+    return Running(spec, client, startup, result, t0)
+
+
+def spawn_to_exit(argv: tuple[str, ...]) -> float:
+    """Seconds from spawning ``argv`` to its exit (the start-up floor of a runtime)."""
+    t0 = time.perf_counter()
+    subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - t0
+
+
+#: What the interpreter and Node cost before any of a server's own code runs: ``-c pass``
+#: with the environment's site (where the packages are found), and with neither site nor
+#: user paths (the interpreter alone); ``node -e 0``.
+RUNTIME_FLOORS: dict[str, tuple[str, ...]] = {
+    "python -c pass": (sys.executable, "-c", "pass"),
+    "python -I -S -c pass": (sys.executable, "-I", "-S", "-c", "pass"),
+    "node -e 0": ("node", "-e", "0"),
+}
+
+
+def _own_import_times(code: str) -> list[tuple[str, float]]:
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", f"import gc; gc.disable()\n{code}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    own: list[tuple[str, float]] = []
+    for line in out.stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        _, self_us, _, name = (part.strip() for part in line.replace(":", "|", 1).split("|"))
+        own.append((name, int(self_us) / 1000))
+    return own
+
+
+def import_times(code: str, runs: int = 3) -> tuple[float, list[tuple[str, float]]]:
+    """Run ``code`` ``runs`` times in a fresh interpreter under ``-X importtime`` with the
+    cyclic collector off (as the servers hold it while they import). Each module's own
+    import time (ms) is the least of the runs (a module that lost the CPU in one run is
+    not charged for it); returns the sum over the modules it loads beyond what ``-c pass``
+    loads (``site`` and the interpreter's own), and those modules, largest first."""
+    floor = {name for name, _ in _own_import_times("pass")}
+    least: dict[str, float] = {}
+    for _ in range(runs):
+        for name, t in _own_import_times(code):
+            if name not in floor:
+                least[name] = min(t, least.get(name, t))
+    own = sorted(least.items(), key=lambda item: -item[1])
+    return sum(least.values()), own
 
 
 class CallFailed(RuntimeError):

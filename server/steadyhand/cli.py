@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import logging
 import sys
 
 from steadyhand import __version__
-from steadyhand.runtime import allocator
+from steadyhand.runtime import allocator, collector
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -67,18 +66,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve":
         _logging(args.log_level, args.log_file)
         allocator.tune()
-        # Start-up makes tens of thousands of objects that live as long as the server. The
-        # interpreter's own are set aside first, so that collections while importing do
-        # not walk them again and again; what importing made is set aside at the end, so
-        # that no later collection walks it either.
-        gc.freeze()
+        # Start-up makes tens of thousands of objects that live as long as the server: no
+        # collection walks all of them while they are made, nor any later
+        # (runtime/collector.py).
+        collector.hold()
         try:
             from steadyhand.lsp.server import create_server
             from steadyhand.lsp.transport import serve_stdio, serve_tcp
 
             ls = create_server()
         finally:
-            gc.freeze()
+            collector.release()
         if args.tcp:
             serve_tcp(ls, args.host, args.port)
         else:
@@ -99,12 +97,12 @@ def _mcp(args: argparse.Namespace) -> int:
 
     _logging(args.log_level, args.log_file)
     allocator.tune()
-    gc.freeze()  # as for serve: no collection walks what start-up made, again and again
+    collector.hold()  # as for serve
     try:
         from steadyhand.config import Settings
         from steadyhand.mcp.server import ConfigError, Options, load_config, serve
     finally:
-        gc.freeze()
+        collector.release()
     try:
         settings, warnings = load_config(args.config) if args.config else (Settings(), [])
     except ConfigError as exc:

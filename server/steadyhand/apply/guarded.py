@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from typing import TYPE_CHECKING
 
 from steadyhand.context import ToolContext, WorldLayer
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import check_writable
 from steadyhand.guards.secrets import SCAN_SECONDS, Finding, Scan, Unscanned, describe, scan_change
-from steadyhand.guards.syntax import RESTORING_TOOLS, SyntaxReport, check_syntax
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.lists import list_fields
 from steadyhand.text.lines import to_view
 from steadyhand.world import Applied, Change
+
+if TYPE_CHECKING:  # the syntax check (and its parser) is loaded by the first change
+    from steadyhand.guards.syntax import SyntaxReport
 
 #: Above this many characters the scan runs off the event loop (a text of this size
 #: dense with would-be credentials takes some 0.1 s).
@@ -30,6 +33,8 @@ class GuardedWorld(WorldLayer):
     """A world that refuses what may not be written and reports credentials being added."""
 
     async def apply(self, change: Change) -> Applied:
+        from steadyhand.guards.syntax import check_syntax
+
         check_writable(self.ctx, change.path, change.session)
         scan = await check_secrets(self.ctx, change)
         findings = scan.findings
@@ -62,6 +67,8 @@ async def check_secrets(ctx: ToolContext, change: Change) -> Scan:
     and what the scan's time bound left unscanned: refused with ``secret_detected`` when
     the ``secrets`` setting is ``block`` and a credential was found. A dry run calls this
     too, so it answers what the real call would."""
+    from steadyhand.guards.syntax import RESTORING_TOOLS
+
     if ctx.settings.secrets == "off" or change.tool in RESTORING_TOOLS:
         return Scan([])
     old = change.before.view if change.before is not None else None

@@ -20,6 +20,7 @@ enough to find it, not enough to use it.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import math
 import os
@@ -175,10 +176,19 @@ PATTERNS: tuple[Pattern, ...] = (
 #: long line is scanned in windows this wide around each hint.
 MAX_MATCH = 1100
 
-_RX = re.compile(
-    "|".join(f"(?P<p{i}>{p.regex.replace('(?P<body>', '(?:')})" for i, p in enumerate(PATTERNS))
-)
-_EACH = tuple(re.compile(p.regex) for p in PATTERNS)
+
+@functools.cache
+def _rx() -> re.Pattern[str]:
+    """Every pattern in one regex (compiled the first time a hint is found: most texts
+    have none, and a server answers its first read without compiling it)."""
+    parts = (f"(?P<p{i}>{p.regex.replace('(?P<body>', '(?:')})" for i, p in enumerate(PATTERNS))
+    return re.compile("|".join(parts))
+
+
+@functools.cache
+def _each() -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p.regex) for p in PATTERNS)
+
 
 #: Literal pieces at least one of which every pattern's match contains. One pass of
 #: ``str.find`` per piece over the whole text finds where a credential may be, so
@@ -433,7 +443,7 @@ def _genuine(index: int, text: str, m: re.Match[str], end: int, next_line: str |
         if verdict is None and next_line is not None:
             verdict = _pem_body(next_line)
         return verdict is not False
-    own = _EACH[index].match(text, m.start(), end)
+    own = _each()[index].match(text, m.start(), end)
     body = own.group("body") if own is not None else ""
     return plausible(pattern, body)
 
@@ -473,7 +483,8 @@ def scan_numbered(
             return Scan(out, Unscanned(number, len(lines) - li, cell))
         for lo, hi in _windows(len(text), [h - base for h in hits[i:j]]):
             at = lo
-            while (m := _RX.search(text, at, hi)) is not None:
+            rx = _rx()
+            while (m := rx.search(text, at, hi)) is not None:
                 index = int((m.lastgroup or "p0")[1:])
                 if _genuine(index, text, m, hi, next_line):
                     out.append(

@@ -15,7 +15,6 @@ import asyncio
 import contextvars
 import functools
 from collections.abc import Callable
-from importlib.metadata import version
 from typing import Any
 
 from lsprotocol import types
@@ -41,6 +40,8 @@ _PROTOCOL_MEMBERS = (
 
 
 def pygls_version() -> str:
+    from importlib.metadata import version  # (a start-up need not read package metadata)
+
     return version("pygls")
 
 

@@ -14,22 +14,23 @@ import contextlib
 import json
 import logging
 import os
-import secrets
 import signal
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from steadyhand import __version__
 from steadyhand.config import Settings, unknown_settings
 from steadyhand.mcp import jsonrpc as rpc
 from steadyhand.mcp import tools
-from steadyhand.mcp.attach import Attachment, attach
 from steadyhand.paths.uris import local_path
 from steadyhand.runtime.allocator import IdleTrim
 from steadyhand.runtime.wire import dumps, loads
 from steadyhand.system import stdio
+
+if TYPE_CHECKING:  # the socket's side is imported when there may be a server to attach to
+    from steadyhand.mcp.attach import Attachment
 
 log = logging.getLogger("steadyhand")
 
@@ -190,7 +191,7 @@ class McpServer:
     def __init__(self, options: Options, out: rpc.OutWriter) -> None:
         self.options = options
         self.out = out
-        self.session = f"mcp-{secrets.token_hex(3)}"
+        self.session = f"mcp-{os.urandom(3).hex()}"
         self.protocol = LATEST
         self.client_name = ""
         self.client_caps: dict[str, Any] = {}
@@ -317,6 +318,8 @@ class McpServer:
         return None
 
     async def _attach(self, where: str) -> Attachment | None:
+        from steadyhand.mcp.attach import attach
+
         return await attach(
             where,
             self.session,

@@ -12,6 +12,7 @@ same function serves ``steadyhand mcp`` standalone and the socket of a running
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,17 +85,17 @@ def for_revision(answer: dict[str, Any], protocol: str) -> dict[str, Any]:
     return {k: v for k, v in answer.items() if k != "structuredContent"}
 
 
-def _path_arguments() -> tuple[str, ...]:
+@functools.cache
+def path_arguments() -> tuple[str, ...]:
+    """Arguments that name a file or folder, under any name the server takes for them
+    (worked out on the first call that is passed on: a standalone server never needs
+    them)."""
     names: set[str] = set()
     for t in _TOOLS:
         params = spec.shown_params(t.source, spec.MCP)
         paths = {p.name for p in params if p.arg.path}
         names |= paths | {alias for alias, name in t.source.aliases.items() if name in paths}
     return tuple(sorted(names))
-
-
-#: Arguments that name a file or folder, under any name the server takes for them.
-PATH_ARGUMENTS = _path_arguments()
 
 
 def absolute_path(value: str, base: str) -> str | None:
@@ -127,7 +128,7 @@ def absolute_paths(params: Any, base: str) -> dict[str, Any] | None:
     if not isinstance(args, dict):
         return None
     changed: dict[str, Any] = {}
-    for key in PATH_ARGUMENTS:
+    for key in path_arguments():
         value = args.get(key)
         if isinstance(value, str):
             joined = absolute_path(value, base)

@@ -7,11 +7,13 @@ the server works; :class:`IdleTrim` hands it back once the server has been idle 
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from steadyhand.system.native import glibc
+
+if TYPE_CHECKING:
+    import asyncio
 
 #: glibc's mallopt parameters
 _M_TRIM_THRESHOLD = -1

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
+from typing import Any
 
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, from_raw
 from steadyhand.fs.checked_open import Replaced, identity
 from steadyhand.fs.reader import stream_window
 from steadyhand.guards.secrets import read_note
-from steadyhand.guards.syntax import prime_file, prime_read
 from steadyhand.paths.resolve import ResolvedPath
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import ReadParams
@@ -94,7 +95,7 @@ def _read_snapshot(
     s = ctx.settings
     lines = snap.lines
     total = len(lines)
-    prime_read(ctx, snap)  # the syntax tree of what an edit will change, built meanwhile
+    _after_answer(_prime_read, ctx, snap)  # the tree of what an edit will change
     start = offset or 1
     limit = p.limit or s.default_read_lines
     key = (p.offset, p.limit)
@@ -235,7 +236,7 @@ async def _read_large(ctx: ToolContext, p: ReadParams, rp: ResolvedPath, start: 
         )
     )
     first = win.lines[0] if start == 1 and win.lines else ""
-    prime_file(ctx, rp.path, first, win.hash, win.st.st_size)
+    _after_answer(_prime_file, ctx, rp.path, first, win.hash, win.st.st_size)
     if not shown_lines:
         return success(
             f"{rp.path} has only {total} line(s), so offset {start} is past its end. "
@@ -261,3 +262,32 @@ async def _read_large(ctx: ToolContext, p: ReadParams, rp: ResolvedPath, start: 
         truncated_lines=cut,
         **fields,
     )
+
+
+def _after_answer(prime: Callable[..., None], *args: Any) -> None:
+    """Have the syntax tree of what was read built in the background, starting once the
+    answer went out (the syntax check, and its parser, are loaded then, not before the
+    first answer); at once where no event loop runs."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        prime(*args)
+        return
+    # Two hops: a call that had to wait is answered from a callback already queued.
+    loop.call_soon(loop.call_soon, prime, *args)
+
+
+def _prime_read(ctx: ToolContext, snap: Snapshot) -> None:
+    if ctx.settings.syntax_check == "off":
+        return
+    from steadyhand.guards.syntax import prime_read
+
+    prime_read(ctx, snap)
+
+
+def _prime_file(ctx: ToolContext, path: str, first: str, expect_hash: str, size: int) -> None:
+    if ctx.settings.syntax_check == "off":
+        return
+    from steadyhand.guards.syntax import prime_file
+
+    prime_file(ctx, path, first, expect_hash, size)

@@ -19,7 +19,6 @@ from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import ReadParams
 from steadyhand.protocol.results import Result, failure
 from steadyhand.tools import read as read_tool
-from steadyhand.tools import tree_scope as ts
 from steadyhand.tools.read_formats import kind_by_name
 
 log = logging.getLogger("steadyhand")
@@ -34,7 +33,9 @@ async def read_files(ctx: ToolContext, p: ReadParams) -> Result:
     """``read``: one file (``file_path``) or several (``file_paths``)."""
     if p.file_paths is None:
         return await read_tool.read(ctx, p)
-    budget = ts.answer_chars(ctx)
+    from steadyhand.tools.tree_scope import answer_chars
+
+    budget = answer_chars(ctx)
     used = 0
     images: list[dict[str, Any]] = []
     entries: list[Result] = []

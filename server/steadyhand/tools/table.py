@@ -5,14 +5,18 @@ the socket an MCP server attaches through) looks a command up here and calls
 :func:`run`: the arguments are validated against the command's parameter class, the tool
 runs, and a refusal or a bug becomes a failed result. Only a :class:`ParamsError` (the
 arguments do not fit) is left for the face to answer in its own protocol's way.
+
+A tool's module is imported on its command's first call, not with the table: a server
+answers its first call having loaded that one tool, not all of them.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, cast
 
 from steadyhand.context import ToolContext
 from steadyhand.protocol import commands as names
@@ -20,20 +24,6 @@ from steadyhand.protocol import spec
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import parse_arguments, structure
 from steadyhand.protocol.results import Result, failure
-from steadyhand.tools import changes as changes_tools
-from steadyhand.tools import checkpoint as checkpoint_tools
-from steadyhand.tools import create_directory as mkdir_tool
-from steadyhand.tools import edit as edit_tool
-from steadyhand.tools import history as history_tools
-from steadyhand.tools import info as info_tool
-from steadyhand.tools import listing as list_tool
-from steadyhand.tools import multi_edit as multi_edit_tool
-from steadyhand.tools import notebook_edit as notebook_tool
-from steadyhand.tools import read_many as read_tool
-from steadyhand.tools import search as search_tool
-from steadyhand.tools import sessions as session_tools
-from steadyhand.tools import undo as undo_tools
-from steadyhand.tools import write as write_tool
 
 log = logging.getLogger("steadyhand")
 
@@ -46,32 +36,56 @@ class Command:
 
     name: str
     params: type[Any]
-    tool: ToolFn
+    #: The tool: a function, or where it is (``module:function`` in ``steadyhand.tools``),
+    #: imported on first use.
+    answer: ToolFn | str
     #: Whether a success starts the watcher (a health check leaves it as it is).
     watch: bool = True
+    _tool: ToolFn | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def tool(self) -> ToolFn:
+        """The function that answers the command (its module imported the first time)."""
+        tool = self._tool
+        if tool is None:
+            tool = _load(self.answer)
+            object.__setattr__(self, "_tool", tool)  # found once, kept as if given
+        return tool
 
 
-#: The tool that answers each command; its parameters and everything the faces say of it
-#: are in the tool source (``protocol/spec``).
-_ANSWERS: dict[str, ToolFn] = {
-    names.READ: read_tool.read_files,
-    names.EDIT: edit_tool.edit,
-    names.WRITE: write_tool.write,
-    names.MULTI_EDIT: multi_edit_tool.multi_edit,
-    names.NOTEBOOK_EDIT: notebook_tool.notebook_edit,
-    names.SESSION_FORK: session_tools.fork,
-    names.SESSION_CLOSE: session_tools.close,
-    names.HISTORY: history_tools.history,
-    names.UNDO: undo_tools.undo,
-    names.CHECKPOINT: checkpoint_tools.checkpoint,
-    names.REWIND: checkpoint_tools.rewind,
-    names.CHANGES: changes_tools.changes,
-    names.CHANGE: changes_tools.change,
-    names.LIST: list_tool.list_entries,
-    names.SEARCH: search_tool.search,
-    names.INFO: info_tool.info,
-    names.CREATE_DIRECTORY: mkdir_tool.create_directory,
-    names.PING: lambda ctx, p: ctx.status(),
+def _load(answer: ToolFn | str) -> ToolFn:
+    if not isinstance(answer, str):
+        return answer
+    module, _, name = answer.partition(":")
+    return cast(ToolFn, getattr(importlib.import_module(f"steadyhand.tools.{module}"), name))
+
+
+def _ping(ctx: ToolContext, params: Any) -> Result:
+    return ctx.status()
+
+
+#: The tool that answers each command (``module:function`` in ``steadyhand.tools``); its
+#: parameters and everything the faces say of it are in the tool source
+#: (``protocol/spec``).
+_ANSWERS: dict[str, ToolFn | str] = {
+    names.READ: "read_many:read_files",
+    names.EDIT: "edit:edit",
+    names.WRITE: "write:write",
+    names.MULTI_EDIT: "multi_edit:multi_edit",
+    names.NOTEBOOK_EDIT: "notebook_edit:notebook_edit",
+    names.SESSION_FORK: "sessions:fork",
+    names.SESSION_CLOSE: "sessions:close",
+    names.HISTORY: "history:history",
+    names.UNDO: "undo:undo",
+    names.CHECKPOINT: "checkpoint:checkpoint",
+    names.REWIND: "checkpoint:rewind",
+    names.CHANGES: "changes:changes",
+    names.CHANGE: "changes:change",
+    names.LIST: "listing:list_entries",
+    names.SEARCH: "search:search",
+    names.INFO: "info:info",
+    names.CREATE_DIRECTORY: "create_directory:create_directory",
+    names.PING: _ping,
 }
 
 #: Commands whose success leaves the watcher as it is: a health check, and the tools that
