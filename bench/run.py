@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import floor
 import fsstate
 import servers
+import tree_section
 import workload
 from rpc import reset_peak, rss_kib
 from servers import CallFailed, Running, mcp_call, sh_call
@@ -1625,6 +1626,11 @@ class Bench:
         finally:
             srv.close()
 
+    # -- workspace tools: list and search on project trees ----------------------------------
+
+    def tree(self) -> None:
+        tree_section.run(self)
+
     # -- output ----------------------------------------------------------------------------
 
     def render(self, elapsed: float) -> str:
@@ -1652,7 +1658,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="fewer calls and smaller inputs")
     ap.add_argument(
         "--only",
-        default="startup,trivial,operations,syntax,mcp,log,tracked,watcher",
+        default="startup,trivial,operations,syntax,mcp,log,tracked,watcher,tree",
         help="comma-separated sections to run",
     )
     ap.add_argument(
@@ -1694,6 +1700,7 @@ def main(argv: list[str] | None = None) -> int:
         "tracked": bench.tracked,
         "watcher": bench.watcher,
         "platforms": bench.platforms,
+        "tree": bench.tree,
     }
     try:
         for name in args.only.split(","):

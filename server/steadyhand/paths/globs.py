@@ -116,6 +116,51 @@ def _translate(pat: str) -> str:
     return "".join(out)
 
 
+def _literal_runs(pat: str) -> list[str]:
+    """The runs of characters :func:`_translate` matches as themselves (no ``/``)."""
+    runs: list[str] = []
+    run: list[str] = []
+    i = 0
+    while i < len(pat):
+        c = pat[i]
+        if c in "*?/" or (c == "[" and _class(pat, i) is not None):
+            runs.append("".join(run))
+            run = []
+            if c == "[":
+                cls = _class(pat, i)
+                assert cls is not None
+                i = cls[1]
+                continue
+        else:
+            run.append(c)
+        i += 1
+    runs.append("".join(run))
+    return [r for r in runs if r]
+
+
+@functools.lru_cache(maxsize=256)
+def needed_text(pattern: str) -> tuple[str, ...] | None:
+    """Texts of which a path matching the deny glob ``pattern`` (absolute, or relative
+    to its root) holds at least one, case for case: the longest literal run of each of
+    its alternatives. None when an alternative has none (``*``, ``?``), or the pattern
+    cannot be used. A path holding none of them needs no regex to be told it does not
+    match."""
+    try:
+        alternatives = expand_braces(pattern)
+    except GlobError:
+        return None
+    out: list[str] = []
+    for alt in alternatives:
+        pat = alt.replace("\\", "/")
+        while pat.startswith("./"):
+            pat = pat[2:].lstrip("/")
+        runs = _literal_runs(pat.lstrip("/").rstrip("/"))
+        if not runs:
+            return None
+        out.append(max(runs, key=len))
+    return tuple(dict.fromkeys(out))
+
+
 def _one(pattern: str) -> str:
     """The regex (source) for one brace-free glob."""
     pat = pattern.replace("\\", "/")
@@ -200,6 +245,12 @@ def _any_of(patterns: tuple[str, ...], ignore_case: bool = False) -> re.Pattern[
         return None
     how = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
     return re.compile("|".join(f"(?:{p})" for p in parts), how)
+
+
+def any_matcher(patterns: tuple[str, ...], *, ignore_case: bool = False) -> re.Pattern[str] | None:
+    """One regex (``fullmatch``) that matches where one of ``patterns`` does (None: none
+    can be used): :func:`first_match` finds a pattern exactly where it matches."""
+    return _any_of(patterns, ignore_case)
 
 
 def first_match(

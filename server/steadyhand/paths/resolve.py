@@ -23,7 +23,8 @@ from urllib.parse import unquote, urlparse
 
 from steadyhand.fs.checked_open import hard_linked, too_many_links
 from steadyhand.paths import windows
-from steadyhand.paths.spelling import canonical, glob_match, ignores_case, inside
+from steadyhand.paths.globs import any_matcher, needed_text, relative_to
+from steadyhand.paths.spelling import SEP, canonical, glob_form, glob_match, ignores_case, inside
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.system import WINDOWS_PATHS
 from steadyhand.system.checked import status_without_links
@@ -275,6 +276,64 @@ def deny_pattern(
     if ignore_case is None:
         ignore_case = ignores_case(real)
     return glob_match(roots.deny_globs, real, root, ignore_case=ignore_case)
+
+
+class DenyCheck:
+    """Whether the entries of folders being walked match ``denyGlobs``: what
+    :func:`deny_pattern` says of each (a match or not), with what holds for a whole
+    folder — its root, whether its volume ignores case (one ``stat`` of the folder, not
+    one per entry) — worked out once per folder; and on a volume that tells case apart,
+    a path holding none of the texts every match needs (:func:`needed_text`: ``.env``
+    for ``**/.env``) is not matched against the globs at all."""
+
+    def __init__(self, roots: Roots) -> None:
+        self._roots = roots
+        self._globs = tuple(roots.deny_globs)
+        self._every_root = frozenset((*roots.workspace, *roots.allowed))
+        texts: list[str] = []
+        for pattern in self._globs:
+            needed = needed_text(pattern)
+            if needed is None:
+                texts = []
+                break
+            texts.extend(needed)
+        #: None: every path is matched against the globs
+        self._texts: tuple[str, ...] | None = tuple(texts) if texts else None
+        #: folder -> (its root, whether its volume ignores case, the globs' regex)
+        self._folders: dict[str, tuple[str | None, bool, re.Pattern[str] | None]] = {}
+
+    def __call__(self, real: str, is_dir: bool = False) -> bool:
+        """Whether the real path ``real`` (an entry of a folder inside the roots)
+        matches a deny glob."""
+        if not self._globs:
+            return False
+        cut = real.rfind(SEP)
+        folder = (
+            real[:cut] if cut > 0 and real[cut - 1] not in (SEP, ":") else os.path.dirname(real)
+        )
+        known = self._folders.get(folder)
+        if known is None:
+            insensitive = ignores_case(real)
+            rx = any_matcher(self._globs, ignore_case=insensitive)
+            known = (_root_of(folder, self._roots), insensitive, rx)
+            self._folders[folder] = known
+        root, insensitive, rx = known
+        if rx is None:
+            return False
+        texts = self._texts
+        if texts is not None and not insensitive:
+            for text in texts:
+                if text in real:
+                    break
+            else:
+                return False
+        if real in self._every_root:
+            root = _root_of(real, self._roots)
+        if rx.fullmatch(glob_form(real)):
+            return True
+        return (
+            root is not None and rx.fullmatch(glob_form(relative_to(real, root, SEP))) is not None
+        )
 
 
 def _root_of(real: str, roots: Roots) -> str | None:

@@ -14,7 +14,7 @@ import heapq
 import os
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from steadyhand.context import ToolContext
@@ -24,7 +24,7 @@ from steadyhand.protocol.params import MAX_LIST_LIMIT, ListParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.tools import tree_scope as ts
 from steadyhand.tree.search import read_file
-from steadyhand.tree.walk import Walk, descend, walk
+from steadyhand.tree.walk import Entry, Walk, descend, walk
 
 #: Entries a listing answers without ``limit``.
 DEFAULT_LIMIT = 200
@@ -38,6 +38,8 @@ LINES_SECONDS = 2.0
 LINE_COUNT_MAX_BYTES = 8 << 20
 
 _WILD = frozenset("*?[]{}\\")
+#: Kinds an entry's line says nothing of (its name says it: a folder's ends with ``/``).
+_PLAIN_KINDS = frozenset({"file", "dir"})
 
 
 @dataclass(slots=True)
@@ -51,6 +53,19 @@ class Item:
     mtime_ns: int
     depth: int  # 1 for an entry of the folder listed
     lines: int | None = None
+    #: The folder listed it lies in (None: the one folder ``path`` lies in, found again).
+    place: str | None = None
+
+
+#: An entry a listing keeps, before it is made an :class:`Item` (only those answered
+#: are): the walk's entry, what to put before its path below the folder walked to make
+#: it the path below the folder listed, the depth of the folder walked, the folder listed.
+Found = tuple[Entry, str, int, str]
+
+
+def _item(found: Found) -> Item:
+    e, lead, extra, place = found
+    return Item(e.path, lead + e.rel, e.kind, e.size, e.mtime_ns, e.depth + extra, place=place)
 
 
 @dataclass(slots=True)
@@ -108,7 +123,7 @@ class _Lister:
         self.skip = ts.deny_skip(ctx)
         self.walks: list[Walk] = []
 
-    def entries(self, place: ts.Place) -> Iterator[Item]:
+    def entries(self, place: ts.Place) -> Iterator[Found]:
         """The entries of one folder that the listing wants, in name order."""
         p = self.p
         pattern = _relative_pattern(p.pattern, place.folder) if p.pattern else None
@@ -146,13 +161,15 @@ class _Lister:
         )
         self.walks.append(w)
         extra = lead.count("/")
+        wanted = self.wanted
+        kinds = ("dir",) if wanted == "folders" else ("file", "link")
+        folder = place.folder
         for e in w:
-            if not _kind_wanted(e.kind, self.wanted):
+            if wanted != "all" and e.kind not in kinds:
                 continue
-            rel = lead + e.rel
-            if rx is not None and not (rx.fullmatch(rel) or rx.fullmatch(e.path[1:])):
+            if rx is not None and not (rx.fullmatch(lead + e.rel) or rx.fullmatch(e.path[1:])):
                 continue
-            yield Item(e.path, rel, e.kind, e.size, e.mtime_ns, e.depth + extra)
+            yield e, lead, extra, folder
 
     def stopped(self) -> str | None:
         return next((w.cut for w in self.walks if w.cut is not None), None)
@@ -178,10 +195,11 @@ def _bad_glob(pattern: str, why: str) -> ToolError:
 
 def _by_name(lister: _Lister, places: list[ts.Place], limit: int) -> Collected:
     out = Collected()
-    sources = (item for place in places for item in lister.entries(place))
-    for item in sources:
-        out.items.append(item)
-        if len(out.items) >= limit:
+    sources = (found for place in places for found in lister.entries(place))
+    items = out.items
+    for found in sources:
+        items.append(_item(found))
+        if len(items) >= limit:
             break
     else:
         out.stopped = lister.stopped()
@@ -192,8 +210,7 @@ def _by_name(lister: _Lister, places: list[ts.Place], limit: int) -> Collected:
     lister.deadline = min(lister.deadline, time.monotonic() + COUNT_SECONDS)
     for w in lister.walks:
         w.deadline = lister.deadline
-    for _ in sources:
-        out.more += 1
+    out.more = sum(1 for _ in sources)
     out.stopped = lister.stopped()
     out.whole = out.stopped is None
     return out
@@ -201,18 +218,26 @@ def _by_name(lister: _Lister, places: list[ts.Place], limit: int) -> Collected:
 
 def _by_modified(lister: _Lister, places: list[ts.Place], limit: int) -> Collected:
     out = Collected()
-    heap: list[tuple[int, int, Item]] = []
+    # the newest ``limit`` entries seen, oldest first: (time, -order seen, entry)
+    heap: list[tuple[int, int, Found]] = []
     seen = 0
+    floor = -1  # the time an entry must pass to be kept, once the heap is full
     for place in places:
-        for item in lister.entries(place):
+        for found in lister.entries(place):
             seen += 1
-            key = (item.mtime_ns, -seen, item)
+            mtime = found[0].mtime_ns
+            if mtime < floor:
+                continue
+            key = (mtime, -seen, found)
             if len(heap) < limit:
                 heapq.heappush(heap, key)
+                if len(heap) == limit:
+                    floor = heap[0][0]
             elif key[:2] > heap[0][:2]:
                 heapq.heapreplace(heap, key)
+                floor = heap[0][0]
     ranked = sorted(heap, key=lambda k: (-k[0], -k[1]))
-    out.items = [k[2] for k in ranked]
+    out.items = [_item(k[2]) for k in ranked]
     out.more = seen - len(out.items)
     out.limited = out.more > 0
     out.stopped = lister.stopped()
@@ -242,6 +267,8 @@ def _count_lines(ctx: ToolContext, items: list[Item], buffers: dict[str, int]) -
 
 
 def _details(item: Item, p: ListParams) -> str:
+    if item.kind in _PLAIN_KINDS and not (p.sizes or p.line_counts or p.sort == "modified"):
+        return ""
     parts: list[str] = []
     if item.kind == "link":
         parts.append("symbolic link")
@@ -256,8 +283,29 @@ def _details(item: Item, p: ListParams) -> str:
     return f"  ({', '.join(parts)})" if parts else ""
 
 
-def _entry(ctx: ToolContext, item: Item, p: ListParams) -> dict[str, object]:
-    e: dict[str, object] = {"path": ts.shown(ctx, item.path), "type": item.kind}
+def _shown(ctx: ToolContext) -> Callable[[Item], str]:
+    """How the answer names an item (:func:`ts.shown`), worked out once per folder
+    listed: an item's path is that folder's shown path and the item's path below it."""
+    first = ctx.roots.workspace[0] if ctx.roots.workspace else None
+    heads: dict[str, str | None] = {}
+
+    def name(item: Item) -> str:
+        place = item.place
+        if place is None or first is None:
+            return ts.shown(ctx, item.path)
+        if place not in heads:
+            # None: the folder is not inside the first workspace folder (ask each path)
+            heads[place] = ts.shown(ctx, place) if within(place, first) else None
+        head = heads[place]
+        if head is None:
+            return ts.shown(ctx, item.path)
+        return item.rel if head == "." else f"{head}/{item.rel}"
+
+    return name
+
+
+def _entry(item: Item, shown: str, p: ListParams) -> dict[str, object]:
+    e: dict[str, object] = {"path": shown, "type": item.kind}
     if p.sizes and item.kind == "file":
         e["size"] = item.size
     if p.line_counts and item.lines is not None:
@@ -268,12 +316,12 @@ def _entry(ctx: ToolContext, item: Item, p: ListParams) -> dict[str, object]:
 
 
 def _tree_line(item: Item, p: ListParams) -> str:
-    name = os.path.basename(item.path) + ("/" if item.kind == "dir" else "")
+    name = item.rel[item.rel.rfind("/") + 1 :] + ("/" if item.kind == "dir" else "")
     return "  " * item.depth + name + _details(item, p)
 
 
-def _flat_line(ctx: ToolContext, item: Item, p: ListParams) -> str:
-    name = ts.shown(ctx, item.path) + ("/" if item.kind == "dir" else "")
+def _flat_line(shown: str, item: Item, p: ListParams) -> str:
+    name = shown + ("/" if item.kind == "dir" else "")
     return name + _details(item, p)
 
 
@@ -322,25 +370,29 @@ def _answer(
     body: list[str] = []
     used = 0
     shown_items: list[Item] = []
+    names: list[str] = []
     by_bytes = False
     place_of = {pl.folder: pl for pl in places}
     current: str | None = None
+    name_of = _shown(ctx)
     for item in got.items:
         line = ""
+        shown = name_of(item)
         if tree:
-            folder = next(f for f in place_of if within(item.path, f))
+            folder = item.place or next(f for f in place_of if within(item.path, f))
             if folder != current:
                 current = folder
                 line = folder + "/\n"
             line += _tree_line(item, p)
         else:
-            line = _flat_line(ctx, item, p)
+            line = _flat_line(shown, item, p)
         if used + len(line) + 1 > budget and shown_items:
             by_bytes = True
             break
         body.append(line)
         used += len(line) + 1
         shown_items.append(item)
+        names.append(shown)
     left = len(got.items) - len(shown_items) + got.more
     wanted = p.type or ("files" if p.pattern else "all")
     n = len(shown_items)
@@ -385,7 +437,9 @@ def _answer(
     message = head + ("\n" + "\n".join(body) if body else "")
     if notes:
         message += "\n" + " ".join(notes)
-    fields: dict[str, object] = {"entries": [_entry(ctx, i, p) for i in shown_items]}
+    fields: dict[str, object] = {
+        "entries": [_entry(i, shown, p) for i, shown in zip(shown_items, names, strict=True)]
+    }
     if left:
         fields["entries_more"] = left
     if got.whole:
@@ -444,8 +498,11 @@ def _one_file(ctx: ToolContext, p: ListParams, path: str) -> Result:
             total=0,
             path=path,
         )
-    line = _flat_line(ctx, item, p)
-    return success(f"{path} is a file:\n{line}", entries=[_entry(ctx, item, p)], total=1, path=path)
+    shown = ts.shown(ctx, path)
+    line = _flat_line(shown, item, p)
+    return success(
+        f"{path} is a file:\n{line}", entries=[_entry(item, shown, p)], total=1, path=path
+    )
 
 
 def _matches_name(pattern: str, name: str) -> bool:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from steadyhand.context import ToolContext
 from steadyhand.paths.globs import relative_to, within
-from steadyhand.paths.resolve import ResolvedPath, deny_pattern
+from steadyhand.paths.resolve import DenyCheck, ResolvedPath
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.tools.suggest import similar_names
 from steadyhand.tree.ignore import IgnoreStack
@@ -92,15 +92,11 @@ def where(ctx: ToolContext, path: str | None) -> tuple[list[Place], ResolvedPath
 
 def deny_skip(ctx: ToolContext) -> Skip | None:
     """The walk's ``skip``: an entry that matches ``denyGlobs`` (as :func:`resolve` would
-    find it) is never listed nor searched, nor is anything under it."""
-    roots = ctx.roots
-    if not roots.deny_globs:
+    find it) is never listed nor searched, nor is anything under it. What holds for a
+    whole folder is worked out once per folder (:class:`DenyCheck`)."""
+    if not ctx.roots.deny_globs:
         return None
-
-    def skip(path: str, is_dir: bool) -> bool:
-        return deny_pattern(path, roots) is not None
-
-    return skip
+    return DenyCheck(ctx.roots)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,18 +8,32 @@ entered), never enters ``.git``, reads each folder's ignore files as it enters i
 about every entry (the deny rules). It keeps no recursion: an explicit stack, whatever
 the depth of the tree. It stops at a deadline or after a number of entries looked at,
 and says which (``Walk.cut``).
+
+Each folder is listed, sorted and judged at once when the walk enters it (one tight loop
+per folder rather than a generator step per entry); its ignore files are read only when
+the listing shows them, and the ignore rules are asked by name
+(:meth:`steadyhand.tree.ignore.IgnoreStack.folder`).
 """
 
 from __future__ import annotations
 
+import bisect
 import contextlib
+import operator
 import os
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
-from steadyhand.tree.ignore import FOLDER_FILES, MAX_IGNORE_BYTES, IgnoreFile, IgnoreStack, parse
+from steadyhand.tree.ignore import (
+    FOLDER_FILES,
+    MAX_IGNORE_BYTES,
+    FolderRules,
+    IgnoreFile,
+    IgnoreStack,
+    parse,
+)
 
 #: Folders never entered (the repository's own database).
 NEVER_ENTERED = frozenset({".git"})
@@ -31,9 +45,10 @@ MAX_SCANNED = 2_000_000
 Skip = Callable[[str, bool], bool]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Entry:
-    """One entry of the walk."""
+    """One entry of the walk (not to be changed: made by the walk, read by the rest;
+    not frozen, which would make each one several times slower to make)."""
 
     rel: str  # relative to the folder walked, "/"-separated
     path: str  # absolute
@@ -53,13 +68,31 @@ def kind_of(mode: int) -> str:
     return "other"
 
 
-def read_ignore_file(path: str) -> str | None:
+#: What a file was when it was read (:func:`mark`): kind, identity, size, times.
+Mark = tuple[int, int, int, int, int, int] | None
+#: The files a computation read or looked for, each with its :data:`Mark` then.
+Marks = list[tuple[str, Mark]]
+
+
+def mark(st: os.stat_result | None) -> Mark:
+    """A file's :data:`Mark` from its ``lstat`` (None: it is not there)."""
+    if st is None:
+        return None
+    return (st.st_mode, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def read_ignore_file(path: str, marks: Marks | None = None) -> str | None:
     """The text of an ignore file, or None where there is none or it is not a regular
-    file (a link in its place is not followed, as git does not)."""
+    file (a link in its place is not followed, as git does not); what the file was is
+    added to ``marks``, if given."""
     try:
         st = os.lstat(path)
     except OSError:
+        if marks is not None:
+            marks.append((path, None))
         return None
+    if marks is not None:
+        marks.append((path, mark(st)))
     if not stat.S_ISREG(st.st_mode):
         return None
     try:
@@ -72,12 +105,33 @@ def read_ignore_file(path: str) -> str | None:
     return data.decode("utf-8", errors="replace")
 
 
-def folder_rules(folder: str, base: str) -> list[IgnoreFile | None]:
-    """The ignore files of ``folder`` (``base`` is its path below the stack's top)."""
+def folder_rules(
+    folder: str, base: str, present: Collection[str] | None = None, marks: Marks | None = None
+) -> list[IgnoreFile | None]:
+    """The ignore files of ``folder`` (``base`` is its path below the stack's top);
+    ``present``: the names the folder holds, when it was just listed (the others are
+    not looked for); ``marks``: as :func:`read_ignore_file` takes it."""
     out: list[IgnoreFile | None] = []
     for name in FOLDER_FILES:
-        text = read_ignore_file(os.path.join(folder, name))
+        if present is not None and name not in present:
+            continue
+        text = read_ignore_file(os.path.join(folder, name), marks)
         out.append(parse(text, base) if text is not None else None)
+    return out
+
+
+_name_of = operator.attrgetter("name")
+
+
+def _dot_names(items: list[os.DirEntry[str]]) -> list[str]:
+    """The names starting with a dot among ``items`` (sorted by name), where every ignore
+    file's name is."""
+    i = bisect.bisect_left(items, ".", key=_name_of)
+    out: list[str] = []
+    for item in items[i:]:
+        if not item.name.startswith("."):
+            break
+        out.append(item.name)
     return out
 
 
@@ -99,67 +153,88 @@ class Walk:
     scanned: int = 0
 
     def __iter__(self) -> Iterator[Entry]:
-        rules = self.rules
-        if rules is not None:
-            rules = rules.with_files(folder_rules(self.root, self.prefix.rstrip("/")))
-        # A stack of folders being listed; a folder's entries come right after it
-        # (pre-order), each folder's sorted by name.
-        pending = [self._entries(self.root, "", 0, rules)]
-        while pending:
-            try:
-                entry, held = next(pending[-1])
-            except StopIteration:
-                pending.pop()
-                continue
-            yield entry
-            if self.cut is not None:
-                return
-            if entry.kind == "dir" and (self.max_depth is None or entry.depth < self.max_depth):
-                pending.append(self._entries(entry.path, entry.rel, entry.depth, held))
+        # A stack of the folders being gone through, each folder's entries listed (and
+        # judged) when it is entered; an entry's folder comes right before it
+        # (pre-order), each folder's entries sorted by name.
+        stack = [iter(self._entries(self.root, "", 0, self.rules))]
+        max_depth = self.max_depth
+        while stack:
+            for entry, held in stack[-1]:
+                yield entry
+                if self.cut is not None:
+                    # The folder being listed was cut: its entries looked at are the
+                    # first by name; none after its first folder is given, whose own
+                    # entries were not looked at.
+                    if entry.kind == "dir":
+                        return
+                    continue
+                if entry.kind == "dir" and (max_depth is None or entry.depth < max_depth):
+                    stack.append(iter(self._entries(entry.path, entry.rel, entry.depth, held)))
+                    break
+            else:
+                stack.pop()
+                if self.cut is not None:
+                    return
 
     def _entries(
         self, folder: str, rel: str, depth: int, rules: IgnoreStack | None
-    ) -> Iterator[tuple[Entry, IgnoreStack | None]]:
-        """The entries of one folder, each with the rules that hold inside the folder."""
-        if depth > 0 and rules is not None:
-            rules = rules.with_files(folder_rules(folder, self.prefix + rel))
+    ) -> list[tuple[Entry, IgnoreStack | None]]:
+        """The entries of one folder the walk keeps, each with the rules that hold
+        inside the folder (where it is a folder)."""
         try:
             with os.scandir(folder) as it:
-                items = sorted(it, key=lambda e: e.name)
+                items = sorted(it, key=_name_of)
         except OSError:
-            return
+            return []
+        view: FolderRules | None = None
+        if rules is not None:
+            here = (self.prefix + rel).rstrip("/")
+            rules = rules.with_files(folder_rules(folder, here, _dot_names(items)))
+            view = rules.folder(here)
+        out: list[tuple[Entry, IgnoreStack | None]] = []
+        scanned = self.scanned
+        most = self.max_scanned
+        deadline = self.deadline
+        skip = self.skip
+        stats = self.stats
+        ignored = view.ignored if view is not None else None
+        lead = rel + "/" if rel else ""
+        depth += 1
         for item in items:
-            self.scanned += 1
-            if self.scanned > self.max_scanned:
+            scanned += 1
+            if scanned > most:
                 self.cut = "entries"
-                return
-            if (
-                self.deadline is not None
-                and self.scanned % 256 == 0
-                and time.monotonic() > self.deadline
-            ):
+                break
+            if deadline is not None and not scanned & 255 and time.monotonic() > deadline:
                 self.cut = "time"
-                return
+                break
             size = mtime = 0
             try:
-                if self.stats:
+                if stats:
                     st = item.stat(follow_symlinks=False)
                     kind = kind_of(st.st_mode)
                     size, mtime = st.st_size, st.st_mtime_ns
+                # the kind from the listing itself, where the system gives it there
+                elif item.is_file(follow_symlinks=False):
+                    kind = "file"
+                elif item.is_dir(follow_symlinks=False):
+                    kind = "dir"
                 else:
-                    kind = _kind_of_entry(item)
+                    kind = "link" if item.is_symlink() else "other"
             except OSError:
                 continue
             is_dir = kind == "dir"
-            if is_dir and item.name in NEVER_ENTERED:
+            name = item.name
+            if is_dir and name in NEVER_ENTERED:
                 continue
-            child = f"{rel}/{item.name}" if rel else item.name
-            if rules is not None and rules.ignored(self.prefix + child, is_dir=is_dir):
+            if ignored is not None and ignored(name, is_dir=is_dir):
                 continue
-            if self.skip is not None and self.skip(item.path, is_dir):
+            path = item.path
+            if skip is not None and skip(path, is_dir):
                 continue
-            entry = Entry(child, item.path, kind, size, mtime, depth + 1)
-            yield entry, rules
+            out.append((Entry(lead + name, path, kind, size, mtime, depth), rules))
+        self.scanned = scanned
+        return out
 
 
 def descend(
@@ -202,18 +277,6 @@ def ignored_within(root: str, rel: str, rules: IgnoreStack | None, prefix: str =
             return False
         stack = rules.with_files(folder_rules(root, prefix.rstrip("/")))
     return stack.ignored(prefix + rel, is_dir=False)
-
-
-def _kind_of_entry(item: os.DirEntry[str]) -> str:
-    """An entry's kind from the folder listing (no system call where the file system
-    gives the type there)."""
-    if item.is_symlink():
-        return "link"
-    if item.is_dir(follow_symlinks=False):
-        return "dir"
-    if item.is_file(follow_symlinks=False):
-        return "file"
-    return "other"
 
 
 def walk(
