@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 
 from steadyhand.context import ToolContext, WorldLayer
 from steadyhand.documents.snapshot import Snapshot
-from steadyhand.guards.protected import check_writable
+from steadyhand.guards.protected import check_tree, check_writable
 from steadyhand.guards.secrets import SCAN_SECONDS, Finding, Scan, Unscanned, describe, scan_change
 from steadyhand.guards.syntax import RESTORING_TOOLS, SyntaxReport, check_syntax
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.lists import list_fields
 from steadyhand.text.lines import to_view
-from steadyhand.world import Applied, Change
+from steadyhand.world import Applied, Change, Move, Removal, Restoration, TreeApplied
 
 #: Above this many characters the scan runs off the event loop (a text of this size
 #: dense with would-be credentials takes some 0.1 s).
@@ -55,6 +56,25 @@ class GuardedWorld(WorldLayer):
     async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
         check_writable(self.ctx, path, session)
         return await self.inner.delete(path, before, tool=tool, session=session)
+
+    async def move(self, move: Move) -> TreeApplied:
+        # both ends, and for a folder every file at both ends
+        ends = [move.source, move.destination]
+        for rel in move.files:
+            if rel:
+                ends += [os.path.join(move.source, rel), os.path.join(move.destination, rel)]
+        check_tree(self.ctx, ends, move.session, within=move.source)
+        return await self.inner.move(move)
+
+    async def remove(self, removal: Removal) -> TreeApplied:
+        paths = [removal.path, *removal.folders, *(f.path for f in removal.files)]
+        check_tree(self.ctx, paths, removal.session, within=removal.path)
+        return await self.inner.remove(removal)
+
+    async def restore(self, restoration: Restoration) -> TreeApplied:
+        paths = [restoration.path, *restoration.folders, *(f.path for f in restoration.files)]
+        check_tree(self.ctx, paths, restoration.session, within=restoration.path)
+        return await self.inner.restore(restoration)
 
 
 async def check_secrets(ctx: ToolContext, change: Change) -> Scan:

@@ -23,10 +23,12 @@ from steadyhand.protocol.results import Result, failure
 from steadyhand.tools import changes as changes_tools
 from steadyhand.tools import checkpoint as checkpoint_tools
 from steadyhand.tools import create_directory as mkdir_tool
+from steadyhand.tools import delete as delete_tool
 from steadyhand.tools import edit as edit_tool
 from steadyhand.tools import history as history_tools
 from steadyhand.tools import info as info_tool
 from steadyhand.tools import listing as list_tool
+from steadyhand.tools import move as move_tool
 from steadyhand.tools import multi_edit as multi_edit_tool
 from steadyhand.tools import notebook_edit as notebook_tool
 from steadyhand.tools import read_many as read_tool
@@ -71,6 +73,8 @@ _ANSWERS: dict[str, ToolFn] = {
     names.SEARCH: search_tool.search,
     names.INFO: info_tool.info,
     names.CREATE_DIRECTORY: mkdir_tool.create_directory,
+    names.MOVE: move_tool.move,
+    names.DELETE: delete_tool.delete,
     names.PING: lambda ctx, p: ctx.status(),
 }
 
