@@ -70,11 +70,14 @@ def _targets() -> list[str]:
 
 
 def _compiled_dependencies() -> set[str]:
-    """The server's dependencies that hold compiled code (their wheels are per platform)."""
+    """The server's dependencies that hold compiled code (their wheels are per platform):
+    named here rather than by leaving the pure ones out, so that a new pure dependency
+    is not taken for a compiled one."""
     deps = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
     names = {re.split(r"[<>=!~;\[ ]", d, maxsplit=1)[0].lower() for d in deps}
-    pure = {"pygls", "lsprotocol", "pypdf", "pathspec"}
-    compiled = names - pure
+    compiled = {n for n in names if n.startswith("tree-sitter")} | (
+        names & {"xxhash", "orjson", "pillow", "watchdog", "ripgrep"}
+    )
     assert {
         "xxhash",
         "orjson",
