@@ -97,6 +97,9 @@ class Move:
     #: The files under ``source`` (relative paths; ``""``: ``source`` itself) that an
     #: agent's record follows: the watcher is told their move is Steadyhand's own.
     tracked: tuple[str, ...] = ()
+    #: Folders to remove once moved out of, when they are empty, deepest first (the ones
+    #: the move being taken back made on its way).
+    cleanup: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

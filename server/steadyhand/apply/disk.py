@@ -228,7 +228,14 @@ class DiskWorld:
             for rel in move.tracked:
                 digest = moved.hash if moved is not None and rel == "" else None
                 own.arrived(_under(move.destination, rel), digest or None)
+        self.remove_empty(move.cleanup)
         return TreeApplied(via="disk", made=tuple(made))
+
+    def remove_empty(self, folders: tuple[str, ...]) -> None:
+        """Remove ``folders`` (deepest first) that are empty; the others stay."""
+        if folders:
+            with contextlib.suppress(OSError, ToolError):
+                remove_checked([], list(reversed(folders)), sys=self.syscalls, fsync=self.fsync)
 
     def _undo_folders(self, made: list[str]) -> None:
         for folder in reversed(made):

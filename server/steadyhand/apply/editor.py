@@ -623,6 +623,7 @@ class EditorWorld(WorldLayer):
         for p in opened:
             new = move.destination + p[len(move.source) :]
             self.own.arrived(new)
+        self.disk.remove_empty(move.cleanup)
         return TreeApplied(
             via="workspaceEdit", note=await self._followed(move, opened, texts, unsaved), made=made
         )

@@ -354,6 +354,7 @@ class HistoryWorld(WorldLayer):
             replaced_size=replaced.size if replaced is not None else 0,
             replaced_mode=replaced.mode if replaced is not None else 0,
             instance=self.ctx.sessions.instance,
+            made=applied.made,
         )
         return dataclasses.replace(applied, change_id=_append(store, entry))
 

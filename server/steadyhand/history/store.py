@@ -181,6 +181,9 @@ class Moved:
     replaced_size: int = 0
     replaced_mode: int = 0
     instance: str | None = None
+    #: The folders the move made on the way to ``destination`` (taking it back removes
+    #: them again, when they are empty).
+    made: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,6 +264,7 @@ _KINDS_BY_TAG: dict[str, type[Version] | type[Checkpoint] | type[Moved] | type[R
     "remove": Removed,
 }
 _TAGS = {cls: tag for tag, cls in _KINDS_BY_TAG.items()}
+_PATH_LISTS_OF: dict[type, tuple[str, ...]] = {Moved: ("made",)}
 _FIELDS = {cls: tuple(f.name for f in fields(cls)) for cls in _TAGS}
 _KNOWN = {cls: frozenset(names) for cls, names in _FIELDS.items()}
 
@@ -279,10 +283,17 @@ def _entry_from(obj: dict[str, Any]) -> Entry | None:
         obj = {k: v for k, v in obj.items() if k in known}
     if not _well_typed(cls, obj):
         return None  # not an entry a store wrote (a damaged or foreign line)
+    for name in _PATH_LISTS.get(cls, ()):
+        if name in obj:
+            obj[name] = tuple(obj[name])
     try:
         return cls(**obj)
     except TypeError:
         return None
+
+
+#: Fields holding a list of paths (a JSON list of strings; a tuple in the entry).
+_PATH_LISTS: dict[type, tuple[str, ...]] = _PATH_LISTS_OF
 
 
 #: What each field of an entry may hold, by its annotation; numbers within these bounds
@@ -309,6 +320,10 @@ def _well_typed(cls: type, obj: dict[str, Any], skip: tuple[str, ...] = ()) -> b
                 return False
             continue
         value = obj[f.name]
+        if str(f.type) == "tuple[str, ...]":
+            if not (isinstance(value, list) and all(isinstance(x, str) for x in value)):
+                return False
+            continue
         kinds = _KINDS.get(str(f.type))
         if kinds is None or not isinstance(value, kinds):
             return False
@@ -361,6 +376,8 @@ def _removed_from(obj: dict[str, Any]) -> Removed | None:
 
 #: Fields added after the first format, left out of a line when they say nothing.
 _OPTIONAL = ("after", "instance", "after_encoding")
+#: Fields of the newer kinds left out when they say nothing (an empty list).
+_EMPTY_LISTS = ("made",)
 
 
 def _entry_line(entry: Entry) -> bytes:
@@ -375,6 +392,12 @@ def _entry_line(entry: Entry) -> bytes:
     for name in _OPTIONAL:  # lines as before these fields came, where they say nothing
         if name in obj and obj[name] is None:
             del obj[name]
+    for name in _EMPTY_LISTS:
+        if name in obj:
+            if obj[name]:
+                obj[name] = list(obj[name])
+            else:
+                del obj[name]
     if orjson is not None:
         try:
             return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)

@@ -429,9 +429,18 @@ async def hold_tree(ctx: ToolContext, paths: Iterable[str]) -> AsyncIterator[Non
         yield
 
 
+async def _after_earlier_answers() -> None:
+    """Let what earlier changes put off until after their answer run first (the removal
+    of the copy a write displaced, beside the file): a move or a deletion that comes next
+    in the same call (an undo, a rewind) would otherwise carry it along or find its
+    folder not empty."""
+    await asyncio.sleep(0)
+
+
 async def move(ctx: ToolContext, op: Move) -> TreeApplied:
     """Move through the world; every session's records of what moved follow it, so what
     was read stays read at the new path (the texts are what they were)."""
+    await _after_earlier_answers()
     applied = await ctx.world.move(op)
     if op.replaced is not None:  # what was read of the file replaced is of other text
         for s in ctx.sessions:
@@ -443,6 +452,7 @@ async def move(ctx: ToolContext, op: Move) -> TreeApplied:
 async def remove_tree(ctx: ToolContext, op: Removal) -> TreeApplied:
     """Delete through the world (every file kept in history first); every session
     forgets what was deleted."""
+    await _after_earlier_answers()
     applied = await ctx.world.remove(op)
     ctx.sessions.dropped_under(op.path)
     return applied

@@ -10,6 +10,7 @@ taken meanwhile), the refusal says which, and nothing changes.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -218,7 +219,10 @@ def _move_back(
         )
     if os.path.lexists(e.source):
         raise _conflict(e, who, f"something is at {e.source} again")
-    back = plan(ctx, e.destination, e.source, acting, tool)
+    back = dataclasses.replace(
+        plan(ctx, e.destination, e.source, acting, tool),
+        cleanup=tuple(sorted(e.made, key=len, reverse=True)),
+    )
     if not e.replaced_existed:
         return (back,)
     if e.replaced is None or not store.has(e.replaced):
@@ -430,14 +434,14 @@ async def undo_entry(
 
 
 def refuse_after(ctx: ToolContext, e: TreeEntry, later: Sequence[object]) -> ToolError:
-    """``conflict`` for a move or deletion that later changes build on."""
+    """``conflict`` for a move or deletion that later moves or deletions build on."""
     who = f"the {e.tool} by {whose(ctx, e)} at {clock(e.time)}"
     ids = [getattr(x, "id", "") for x in later]
     return _conflict(
         e,
         who,
-        f"later changes touched what it changed ({named(ids, 5)}): take those back first, "
-        "newest first",
+        f"later moves or deletions changed what it changed ({named(ids, 5)}): take those "
+        "back first, newest first",
         later=ids,
     )
 

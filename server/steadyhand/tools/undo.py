@@ -209,7 +209,10 @@ async def take_back(ctx: ToolContext, p: UndoParams, change_id: str) -> Result:
     found = find_entries(store, change_id, given)
     if len(found) == 1 and isinstance(found[0], Moved | Removed):
         tree = found[0]
-        after = later_entries(store, tree)
+        # later moves or deletions build on it; later text changes do not stand in the
+        # way: a move takes them back along with it, and a deletion made again checks
+        # that its files are still what it made
+        after = [x for x in later_entries(store, tree) if isinstance(x, Moved | Removed)]
         if after:
             raise trees.refuse_after(ctx, tree, after)
         return await trees.undo_entry(ctx, store, tree, session=p.session, force=p.force)
