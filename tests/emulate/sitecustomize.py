@@ -13,10 +13,13 @@ not. One macOS call is carried out by its Linux equivalent, as an emulator would
 made with ``openat2(RESOLVE_NO_SYMLINKS)``, and ``platform.mac_ver()`` reports 14.0, so
 the branch that uses it runs (a Linux kernel would silently ignore the flag); and where a
 C compiler is at hand, ``ctypes.util.find_library("c")`` names a small library
-(``libc_shim.c``) whose ``renameatx_np`` is Linux's ``renameat2`` and ``fcopyfile`` does
-nothing, so the macOS calls behind the atomic swap run (without a compiler it answers
-None, as a plain emulation does, and the server falls back: a check right before a plain
-rename). With
+(``libc_shim.c``) whose ``renameatx_np`` is Linux's ``renameat2``, ``fcopyfile`` does
+nothing and ``getpeereid`` reads Linux's ``SO_PEERCRED``, so the macOS calls behind the
+atomic swap run, and attached mode's peer check takes the path it takes on a BSD
+without ``LOCAL_PEERCRED`` (which a Linux kernel refuses on a Unix socket). Without a
+compiler it answers None, as a plain emulation does: the server falls back to a check
+right before a plain rename, and, unable to tell who is at the other end of its
+socket, trusts no one, so the tests of attached mode fail (closed). With
 ``STEADYHAND_EMULATE_HIDE_PROC=1`` and root, the process also gets a mount namespace of
 its own in which ``/proc`` is an empty folder.
 """

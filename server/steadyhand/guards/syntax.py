@@ -20,6 +20,7 @@ is about to change is usually built before the change arrives (see
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -31,7 +32,7 @@ from steadyhand.formats import notebook as nb_fmt
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.lists import list_fields, listed
 from steadyhand.state.hashing import text_hash
-from steadyhand.syntax.engine import MAX_BYTES, Checker, Outcome, Text
+from steadyhand.syntax.engine import MAX_BYTES, Checker, Outcome, Text, deadline_from
 from steadyhand.syntax.issues import Issue
 from steadyhand.syntax.jsonc import without_trailing_commas
 from steadyhand.syntax.languages import LANGUAGE_IDS, detect, first_line
@@ -52,8 +53,9 @@ MAX_NAMED = 3
 #: as the lines it changes rather than as one edit spanning them all.
 WHOLE_CHARS = 8192
 
-#: The trees of the texts agents read and change, shared by every session.
-CHECKER = Checker()
+#: The trees of the texts agents read and change, shared by every session; the deadline
+#: of a check is 50 ms unless ``$STEADYHAND_SYNTAX_DEADLINE_MS`` says otherwise.
+CHECKER = Checker(deadline=deadline_from(os.environ))
 
 
 @dataclass

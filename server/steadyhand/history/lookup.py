@@ -8,6 +8,7 @@ change started from (when that change started from exactly what this one left).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from steadyhand.history.store import (
@@ -155,9 +156,10 @@ class Listing:
 MAX_CHECKPOINTS = 100
 
 
-def under(path: str, folder: str) -> bool:
-    """Whether ``path`` is ``folder`` or lies inside it."""
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
+def under(path: str, folder: str, sep: str = os.sep) -> bool:
+    """Whether ``path`` is ``folder`` or lies inside it (both real paths; ``sep``: the
+    system's separator, a backslash on Windows)."""
+    return path == folder or path.startswith(folder.rstrip(sep) + sep)
 
 
 def list_changes(

@@ -44,7 +44,7 @@ from typing import Any
 
 from steadyhand.fs.checked_open import open_regular
 from steadyhand.state.hashing import content_hash, text_hash
-from steadyhand.system import flags, locks
+from steadyhand.system import flags, locks, rename
 
 try:
     import orjson
@@ -75,7 +75,10 @@ def _write_file(
     path: str, parts: Sequence[bytes | memoryview], ready: Callable[[], bool] | None = None
 ) -> bool:
     """Write ``parts`` to ``path`` through a temp file and a rename. ``ready``, if given,
-    is asked just before the rename; when it says no, nothing is replaced (False)."""
+    is asked just before the rename; when it says no, nothing is replaced (False). A
+    rename another program holds ``path`` against (Windows) is tried for about a second,
+    then :class:`~steadyhand.system.rename.FileBusy`; whatever fails, ``path`` is as it
+    was and the temp file is gone."""
     tmp = f"{path}.{os.getpid()}.{secrets.token_hex(3)}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | flags.BINARY, 0o600)
     try:
@@ -92,7 +95,13 @@ def _write_file(
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         return False
-    os.replace(tmp, path)
+    try:
+        # (on Windows, tried again while an indexer or a scanner holds the file)
+        rename.replace_own(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     return True
 
 
@@ -658,7 +667,11 @@ class HistoryStore:
         data = b"".join([_marker_line(marker), *(_entry_line(entry) for entry in keep)])
         # Without the lock (no flock), an append since the last read would be lost by the
         # rename: then the index is left as it is, to be compacted on a later append.
-        if not _write_file(self.index_path, [data], self._read_all):
+        try:
+            if not _write_file(self.index_path, [data], self._read_all):
+                return
+        except rename.FileBusy as exc:  # (Windows) held open by another program
+            log.warning("history: the index stays as it is for now: %s", exc)
             return
         self._entries, self._offset = list(keep), len(data)
         self._ids = {e.id for e in keep}

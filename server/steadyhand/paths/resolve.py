@@ -103,13 +103,25 @@ def shown_path(file_path: str) -> str:
     return repr(file_path).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def names_folder(file_path: str) -> bool:
+def names_folder(file_path: str, *, windows_rules: bool = WINDOWS_PATHS) -> bool:
     """Whether ``file_path`` ends with a slash (or ``/.``): POSIX takes it to name a
-    folder, never a file."""
+    folder, never a file. With ``windows_rules`` a backslash is a separator too:
+    ``C:\\ws\\a.txt\\`` names a folder (Windows opens no file by it); a root (``/``,
+    ``C:\\``, ``\\\\server\\share\\``) is not counted."""
     p = file_path.rstrip()
     if p[:5].lower() == "file:":
         p = unquote(urlparse(p).path)
-    return p.endswith(("/", "/.")) and p.strip("/.") != ""
+    seps = "/"
+    if windows_rules:
+        seps = "/\\"
+        p = ntpath.splitdrive(windows.strip_verbatim(p))[1]
+    ends = tuple(sep + tail for sep in seps for tail in ("", "."))
+    return p.endswith(ends) and p.strip(seps + ".") != ""
+
+
+def _last_separator(file_path: str) -> str:
+    """The separator a path :func:`names_folder` accepted ends with (before a ``.``)."""
+    return "\\" if file_path.rstrip().rstrip(".").endswith("\\") else "/"
 
 
 def expand(file_path: str, roots: Roots, *, windows_rules: bool = WINDOWS_PATHS) -> str:
@@ -237,8 +249,9 @@ def resolve(file_path: str, roots: Roots) -> ResolvedPath:
         # normpath dropped the slash; POSIX would answer ENOTDIR (or create nothing)
         what = "is a file" if st is not None and stat.S_ISREG(st.st_mode) else "does not exist"
         raise _invalid(
-            f"{file_path!r} ends with '/', which names a folder, but {absolute} {what}. "
-            "Drop the slash to mean a file; Steadyhand reads and writes files, not folders.",
+            f"{file_path!r} ends with '{_last_separator(file_path)}', which names a folder, "
+            f"but {absolute} {what}. Drop the slash to mean a file; Steadyhand reads and "
+            "writes files, not folders.",
             path=real,
         )
     if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):

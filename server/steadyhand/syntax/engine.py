@@ -48,7 +48,7 @@ import logging
 import sys
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -74,6 +74,13 @@ log = logging.getLogger(__name__)
 
 #: A check that cannot finish within this many seconds is skipped.
 DEADLINE_S = 0.05
+#: The environment variable that sets another deadline, in milliseconds (a machine too
+#: busy or too slow for 50 ms, such as a test run sharing its cores); see
+#: :func:`deadline_from`.
+DEADLINE_ENV = "STEADYHAND_SYNTAX_DEADLINE_MS"
+#: The longest deadline it may set, in milliseconds: a check runs on the event loop, and
+#: holds every other request up while it runs.
+DEADLINE_MAX_MS = 60_000.0
 #: Texts larger than this (bytes of UTF-8) are not checked, nor parsed in the background.
 #: A tree takes some 40 times the memory of its text; a text of 1 MiB (about 25,000
 #: lines of code) takes some 50 ms to parse here, longer than a check may take.
@@ -349,6 +356,20 @@ class Text:
 
     key: str
     view: str
+
+
+def deadline_from(environ: Mapping[str, str]) -> float:
+    """The deadline of a check, in seconds: ``$STEADYHAND_SYNTAX_DEADLINE_MS`` when it is a
+    number of milliseconds over 0 and at most :data:`DEADLINE_MAX_MS`, else
+    :data:`DEADLINE_S` (an unset, empty or unreadable value changes nothing)."""
+    raw = environ.get(DEADLINE_ENV, "").strip()
+    try:
+        ms = float(raw)
+    except ValueError:
+        return DEADLINE_S
+    if not 0.0 < ms <= DEADLINE_MAX_MS:  # (NaN fails both)
+        return DEADLINE_S
+    return ms / 1000.0
 
 
 class Checker:

@@ -17,8 +17,9 @@ that refuses the flag) :func:`rename_flags` raises ``OSError`` with ``ENOSYS`` o
 
 On Windows a file another program holds open without ``FILE_SHARE_DELETE`` (an editor,
 an indexer, an antivirus scanner) cannot be replaced for a while: each call is tried
-again for about a second (:data:`BUSY_TRIES`), then :class:`FileBusy` is raised and
-nothing has changed.
+again for about a second (:data:`BUSY_TRIES`, :func:`tried`), then :class:`FileBusy` is
+raised and nothing has changed. :func:`replace_own` is the same for Steadyhand's own
+files (the history store's index and blobs), replaced by a plain ``os.replace``.
 """
 
 from __future__ import annotations
@@ -31,9 +32,11 @@ import secrets
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
-from steadyhand.system import at
+from steadyhand.system import at, win32
+
+_T = TypeVar("_T")
 
 #: Swap the two names (both must exist).
 RENAME_EXCHANGE = 2
@@ -52,6 +55,42 @@ class FileBusy(OSError):
     def __init__(self, path: str, cause: OSError) -> None:
         super().__init__(errno.EBUSY, f"held open by another program ({cause.strerror})", path)
         self.cause = cause
+
+
+def is_busy(exc: OSError) -> bool:
+    """Whether ``exc`` says another program holds the file open so that it cannot be
+    replaced for now (Windows's sharing, lock and access errors). Never so elsewhere: a
+    POSIX rename does not wait on a file being open."""
+    return getattr(exc, "winerror", None) in win32.BUSY_ERRORS
+
+
+#: How :func:`tried` waits between tries (a test puts its own here).
+_sleep: Callable[[float], None] = time.sleep
+
+
+def tried(call: Callable[[], _T], path: str, busy: Callable[[OSError], bool] | None = None) -> _T:
+    """``call()``, tried again after each of :data:`BUSY_DELAYS` while it fails because
+    another program holds ``path`` (``busy``, by default :func:`is_busy`); then
+    :class:`FileBusy`. Any other error is raised at once. ``call`` must change all or
+    nothing when it fails (a rename does), so nothing has changed when this raises."""
+    judge = busy if busy is not None else is_busy
+    for delay in (*BUSY_DELAYS, None):
+        try:
+            return call()
+        except OSError as exc:
+            if not judge(exc):
+                raise
+            if delay is None:
+                raise FileBusy(path, exc) from exc
+            _sleep(delay)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def replace_own(src: str, dst: str) -> None:
+    """``os.replace(src, dst)`` for Steadyhand's own files (nothing of the replaced file
+    to keep), tried again for about a second while another program holds ``dst`` open
+    (Windows), then :class:`FileBusy` with ``dst`` as it was."""
+    tried(lambda: os.replace(src, dst), dst)
 
 
 _AT_FDCWD = -100
@@ -118,10 +157,6 @@ elif sys.platform == "darwin":
             raise OSError(err, os.strerror(err), src)
 
 elif sys.platform == "win32":
-    from steadyhand.system import win32
-
-    def _busy(exc: OSError) -> bool:
-        return getattr(exc, "winerror", None) in win32.BUSY_ERRORS
 
     def rename_flags(src: str, dst: str, flags: int, dfd: int | None = None) -> None:
         """The swap by ``ReplaceFileW`` and the no-replace rename by ``MoveFileExW``."""
@@ -167,17 +202,7 @@ elif sys.platform == "win32":
 
         _tried(once, b)
 
-    def _tried(call: Callable[[], None], path: str) -> None:
-        for delay in (*BUSY_DELAYS, None):
-            try:
-                call()
-                return
-            except OSError as exc:
-                if not _busy(exc):
-                    raise
-                if delay is None:
-                    raise FileBusy(path, exc) from exc
-                time.sleep(delay)
+    _tried = tried
 
 else:
 

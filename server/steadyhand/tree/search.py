@@ -253,10 +253,21 @@ def ripgrep_path(configured: str | None = None) -> str | None:
     if configured:
         return configured if os.path.isfile(configured) else None
     exe = "rg.exe" if sys.platform == "win32" else "rg"
-    beside = os.path.join(sysconfig.get_path("scripts"), exe)
-    if os.path.isfile(beside):
-        return beside
+    for folder in _script_folders():
+        beside = os.path.join(folder, exe)
+        if os.path.isfile(beside):
+            return beside
     return shutil.which("rg")
+
+
+def _script_folders() -> list[str]:
+    """Where an installed package's programs land: beside the interpreter (a virtual
+    environment's ``bin`` or ``Scripts``), then the install scheme's scripts folder. An
+    interpreter whose build data cannot be read still finds the first."""
+    folders = [os.path.dirname(sys.executable)]
+    with contextlib.suppress(ImportError, KeyError, OSError):
+        folders.append(sysconfig.get_path("scripts"))
+    return folders
 
 
 def _text(obj: dict[str, str]) -> str:

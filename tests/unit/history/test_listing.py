@@ -90,6 +90,13 @@ def test_under() -> None:
     assert not under("/w/dd/b", "/w/d")
 
 
+def test_under_with_windows_separators() -> None:
+    assert under("C:\\w\\d\\b.py", "C:\\w\\d", "\\") and under("C:\\w\\d", "C:\\w\\d", "\\")
+    assert under("C:\\w\\d\\b.py", "C:\\w\\d\\", "\\") and under("C:\\b.py", "C:\\", "\\")
+    assert not under("C:\\w\\dd\\b.py", "C:\\w\\d", "\\")
+    assert under("\\\\srv\\share\\p\\x", "\\\\srv\\share\\p", "\\")
+
+
 def test_index_lines_of_older_and_newer_versions_are_read() -> None:
     old = {
         "t": "change",

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from steadyhand.paths import windows
 from steadyhand.paths.globs import first_match, relative_to, within
-from steadyhand.paths.resolve import Roots, expand
+from steadyhand.paths.resolve import Roots, expand, names_folder
 from steadyhand.protocol.errors import ErrorCode, ToolError
 
 ROOTS = Roots(workspace=("C:\\Users\\Ana\\Proj",))
@@ -252,3 +252,32 @@ def test_client_uris_name_windows_files() -> None:
     assert local_path("https://example.com/a.txt", windows_rules=True) is None
     # the same URIs on POSIX: another host is no local file
     assert local_path("file://fileserver/team/x.md", windows_rules=False) is None
+
+
+# -- a trailing separator names a folder -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "folder"),
+    [("C:\\Users\\Ana\\Proj\\a.txt\\", True), ("C:\\Users\\Ana\\Proj\\a.txt", False),
+     ("C:/Users/Ana/Proj/a.txt/", True), ("C:\\Users\\Ana\\Proj\\src\\.", True),
+     ("src\\", True), ("src\\a.txt", False), ("a.txt\\ ", True), ("src/sub\\", True),
+     ("\\\\?\\C:\\Users\\Ana\\Proj\\a.txt\\", True), ("\\\\fileserver\\team\\proj\\x\\", True),
+     ("C:\\", False), ("c:/", False), ("\\\\fileserver\\team\\", False), ("\\", False),
+     (".\\", False), ("file:///c%3A/Users/Ana/Proj/a.txt/", True),
+     ("file:///c%3A/Users/Ana/Proj/a.txt", False), ("file://fileserver/team/proj/x/", True)],
+)  # fmt: skip
+def test_a_trailing_backslash_names_a_folder(path: str, folder: bool) -> None:
+    assert names_folder(path, windows_rules=True) is folder
+
+
+@given(st.lists(st.text(alphabet="ab.", min_size=1, max_size=3), min_size=1, max_size=4))
+def test_a_backslash_ends_a_name_as_a_slash_does(names: list[str]) -> None:
+    posix = "/w/" + "/".join(names)
+    windows_path = "C:\\w\\" + "\\".join(names)
+    for end in ("", "/", "/."):
+        assert names_folder(windows_path + end.replace("/", "\\"), windows_rules=True) is (
+            names_folder(posix + end, windows_rules=False)
+        )
+    # a POSIX path: a backslash is part of a name there
+    assert names_folder(posix + "\\", windows_rules=False) is False

@@ -410,3 +410,18 @@ def test_a_bound_says_what_it_must_be() -> None:
     with pytest.raises(P.ParamsError, match="`pages` must be page numbers"):
         P.structure(P.ReadParams, {"file_path": "a", "pages": "1-1234567890"})
     assert P.structure(P.ReadParams, {"file_path": "a", "pages": "٣"}).pages == "٣"
+
+
+def test_every_changing_tool_names_every_refusal_of_the_writer() -> None:
+    """A tool that replaces or deletes files may meet each refusal of the one writer
+    (``io_error``; ``file_in_use`` where another program holds the file, on Windows): its
+    description names them on every face, so a model knows what the code means."""
+    for t in spec.TOOLS:
+        if not t.hints.destructive:
+            continue
+        for face in spec.FACES:
+            if t.name(face) is None:
+                continue
+            text = spec.description(t, face, spec.TOOLS)
+            for code in ("io_error", "file_in_use"):
+                assert re.search(rf"\b{code}\b", text), (t.command, face.key, code)

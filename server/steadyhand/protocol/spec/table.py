@@ -121,7 +121,9 @@ _EDITS_ERRORS = (
     "secret_detected (keep the credential out of the file), syntax_error (the change would "
     "leave a syntax error where the message says: correct the new text), read_only, "
     "not_found, is_directory, binary, too_large, outside_workspace and denied (do not "
-    "retry), invalid_path, io_error. A change that leaves a syntax error is made unless the "
+    "retry), invalid_path, io_error, file_in_use (another program holds the file open, "
+    "Windows: nothing changed; retry in a moment or ask the user to close it there). A "
+    "change that leaves a syntax error is made unless the "
     "user's settings block it, and the result names it (syntax_errors): fix it with "
     "another edit."
 )
@@ -319,7 +321,7 @@ MULTI_EDIT = Tool(
         "from it without reading again), partial_view, no_match, ambiguous, count_mismatch, "
         "no_change, edit_rejected, wrong_tool, protected, secret_detected, syntax_error, "
         "read_only, not_found, is_directory, binary, too_large, outside_workspace, denied, "
-        "invalid_path, io_error."
+        "invalid_path, io_error, file_in_use."
     ),
     hints=Hints(destructive=True),
     result={
@@ -361,7 +363,8 @@ WRITE = Tool(
         "(leave it or ask the user), secret_detected (keep the credential out of the file), "
         "syntax_error (correct the content where the message says and retry), read_only, "
         "edit_rejected (the editor refused: read again), outside_workspace and denied (do "
-        "not retry), invalid_path, io_error."
+        "not retry), invalid_path, io_error, file_in_use (another program holds the file "
+        "open: retry in a moment)."
     ),
     hints=Hints(destructive=True, idempotent=True),
     result={
@@ -403,7 +406,8 @@ NOTEBOOK_EDIT = Tool(
         "repair it with {edit}), wrong_tool (not a notebook: use {edit}), invalid_params (a "
         "parameter the edit_mode needs is missing), syntax_error (the new code would leave a "
         "syntax error in the cell: correct it), protected, read_only, not_found, "
-        "outside_workspace, denied, invalid_path, io_error."
+        "outside_workspace, denied, invalid_path, io_error, file_in_use (another program "
+        "holds the notebook open: retry in a moment)."
     ),
     hints=Hints(destructive=True),
     result={
@@ -771,7 +775,8 @@ UNDO = Tool(
         "nothing changes. An id several changes share is ambiguous: pass file_path too. "
         "Errors: no_history (nothing to undo, or its texts are no longer kept), stale (read "
         "the file, or pass force), conflict, ambiguous, no_change (already taken back), "
-        "protected, read_only, outside_workspace, denied, io_error."
+        "protected, read_only, outside_workspace, denied, io_error, file_in_use (another "
+        "program holds the file open: retry in a moment)."
     ),
     hints=Hints(destructive=True),
     result={
@@ -821,7 +826,8 @@ REWIND = Tool(
         "Restores every file this session changed since a checkpoint, as one operation "
         "(files it created are deleted). Files someone else changed since are skipped and "
         "listed, never overwritten. Read files again before editing them afterwards. "
-        "Errors: no_history (no such checkpoint, or nothing to rewind), read_only, io_error."
+        "Errors: no_history (no such checkpoint, or nothing to rewind), read_only, io_error, "
+        "file_in_use (another program holds a file open: nothing changed; retry in a moment)."
     ),
     hints=Hints(destructive=True),
     result={
