@@ -89,6 +89,8 @@ class Move:
     #: The files under a moved folder (relative paths), every one checked at both ends;
     #: ``("",)`` for a file.
     files: tuple[str, ...] = ("",)
+    #: How many of ``files`` are files (not folders): what the move reports it moved.
+    count: int = 1
     #: The file at ``destination`` the move replaces (``overwrite``), as checked: its
     #: bytes must still be those when it is replaced; the history layer keeps them first.
     replaced: Kept | None = None

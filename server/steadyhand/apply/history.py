@@ -345,7 +345,7 @@ class HistoryWorld(WorldLayer):
             session=move.session,
             tool=move.tool,
             folder=move.folder,
-            files=len(move.files),
+            files=move.count,
             view=moved.view if moved is not None else None,
             size=moved.size if moved is not None else 0,
             replaced=replaced.key if replaced is not None else None,

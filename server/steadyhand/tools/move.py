@@ -100,6 +100,7 @@ def plan(
         tool,
         session,
         files=tuple(files),
+        count=_file_count(source, files) if folder else 1,
         replaced=replaced,
         moved=None if folder else _kept(ctx, source, st),
         tracked=tuple(tracked_under(ctx, source)),
@@ -116,16 +117,14 @@ def tracked_under(ctx: ToolContext, source: str) -> list[str]:
 
 
 def _answer(op: Move, applied: TreeApplied | None, *, dry_run: bool) -> Result:
-    what = (
-        f"the folder {op.source} ({ops.plural(len(op.files), 'file')})" if op.folder else op.source
-    )
+    what = f"the folder {op.source} ({ops.plural(op.count, 'file')})" if op.folder else op.source
     replaced = op.replaced is not None
     fields: dict[str, object] = {
         "path": op.destination,
         "source": op.source,
         "destination": op.destination,
         "kind": "folder" if op.folder else "file",
-        "files": len(op.files),
+        "files": op.count,
         "replaced": replaced,
     }
     over = ", replacing the file there (kept in history)" if replaced else ""
@@ -233,6 +232,17 @@ def files_of(ctx: ToolContext, folder: str) -> list[str]:
         )
     paths = [p for p, _ in found.files] + found.folders + [p for p, _ in found.others]
     return sorted(os.path.relpath(p, folder) for p in paths)
+
+
+def _file_count(folder: str, entries: list[str]) -> int:
+    """How many of ``entries`` (relative to ``folder``) are not folders."""
+    count = 0
+    for rel in entries:
+        try:
+            count += not stat.S_ISDIR(os.lstat(os.path.join(folder, rel)).st_mode)
+        except OSError:
+            continue  # gone meanwhile: the move checks it again
+    return count
 
 
 def _both_ends(source: str, destination: str, files: list[str]) -> list[str]:

@@ -595,7 +595,8 @@ MOVE = Tool(
         "first), too_large (a folder of more files than maxMoveFiles), protected, read_only, "
         "outside_workspace and denied (at either end: do not retry), edit_rejected (the "
         "editor refused), io_error (reason cross_volume: another volume, where a move would "
-        "be a copy)."
+        "be a copy), file_in_use (another program holds the file open: nothing moved; retry "
+        "in a moment)."
     ),
     hints=Hints(destructive=True),
     result={
@@ -637,7 +638,8 @@ DELETE = Tool(
         "unsaved_changes (ask the user to save or close the file), not_regular_file (a "
         "symbolic link or special file inside: ask the user), protected, read_only, "
         "outside_workspace and denied (do not retry), invalid_path (a workspace folder, a "
-        "symbolic link), edit_rejected (the editor refused), io_error."
+        "symbolic link), edit_rejected (the editor refused), io_error, file_in_use (another "
+        "program holds a file open: nothing deleted; retry in a moment)."
     ),
     hints=Hints(destructive=True),
     result={
