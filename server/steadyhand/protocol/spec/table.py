@@ -856,21 +856,22 @@ CHANGES = Tool(
     title="List Changes",
     description=(
         "Lists the changes Steadyhand recorded in the workspace, newest first, and changes "
-        "nothing. Each has its id, time, session, tool, file (path) and kind (change, "
-        "create or delete), the lines added and removed, whether the file is still what it "
-        "left (current), whether it can be taken back (restorable) and the checkpoint it "
-        "came after. Narrow it with session, path (a file, or a folder and everything in "
-        "it), since (a checkpoint's id or label) and limit. Use it to review what you or "
-        "another session changed; then {change} shows one change's texts and diff, and "
-        "{undo} with its id takes it back. Errors: no_history (an unknown since: the "
-        "message names the latest checkpoints), outside_workspace, denied."
+        "nothing. Each has its id, time, session, tool, file (path) and kind (change, create, "
+        "delete, or move: from path to destination), the lines added and removed, whether the "
+        "file is still what it left (current), whether it can be taken back (restorable) and the"
+        " checkpoint it came after. Narrow it with session, path (a file, or a folder and "
+        "everything in it), since (a checkpoint's id or label) and limit. Use it to review what "
+        "you or another session changed; then {change} shows one change's texts and diff, and "
+        "{undo} with its id takes it back. Errors: no_history (an unknown since: the message "
+        "names the latest checkpoints), outside_workspace, denied."
     ),
     hints=READ_ONLY,
     result={
         "changes": _f(
             _A,
             "Newest first: {id, time, session, other_server, tool, path, kind, added, "
-            "removed, current, restorable, checkpoint}.",
+            "removed, current, restorable, checkpoint}; a move or deletion also has folder "
+            "and files, and a move destination and replaced.",
         ),
         "changes_more": _f(_I, "Changes beyond those listed."),
         "total": _f(_I, "How many changes matched."),
@@ -904,7 +905,7 @@ CHANGE = Tool(
         "session": _f(_S, "The session that made it."),
         "other_server": _f(_B, "Made by another server's session of that name."),
         "tool": _f(_S, "The command that made it."),
-        "kind": _f(_S, '"change", "create" or "delete".'),
+        "kind": _f(_S, '"change", "create", "delete" or "move".'),
         "added": _f(_I, "Lines added."),
         "removed": _f(_I, "Lines removed."),
         "current": _f(_B, "The file is still what this change left."),
