@@ -75,7 +75,7 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     tool: "steadyhand_move_file",
     command: "steadyhand.move",
-    mutates: true,
+    mutates: false,
     aliases: { old_path: "source_path", new_path: "destination_path", source: "source_path", destination: "destination_path" },
     fields: [
       { name: "source_path", type: "string", required: true },
@@ -87,7 +87,7 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     tool: "steadyhand_delete_file",
     command: "steadyhand.delete",
-    mutates: true,
+    mutates: false,
     aliases: { path: "file_path" },
     fields: [
       { name: "file_path", type: "string", required: true },
