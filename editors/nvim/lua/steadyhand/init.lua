@@ -570,6 +570,10 @@ local function clock(iso)
 end
 
 local function stat(c)
+  if c.kind == 'move' then
+    local to = type(c.destination) == 'string' and c.destination:match('([^/\\]+)[/\\]*$') or nil
+    return to and ('moved to ' .. to) or 'moved'
+  end
   if c.kind == 'create' then
     return 'created +' .. tostring(c.added)
   elseif c.kind == 'delete' then
