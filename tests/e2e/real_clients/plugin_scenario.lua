@@ -184,6 +184,8 @@ local function main()
     table.insert(R.tree_quickfix, tree.items[i].text)
   end
   vim.cmd('cclose')
+  ex('SteadyhandTakeBack ' .. R.steps.move.change_id)
+  R.move_back = { result = sh.last, message = last_message(), there = read_file(ws .. '/notes.txt') }
 end
 
 local ok, err = pcall(main)

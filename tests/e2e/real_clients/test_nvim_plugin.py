@@ -124,6 +124,11 @@ def test_plugin_lists_diffs_and_takes_back_agent_changes(
     assert "delete  deleted -1" in deleted, deleted
     assert moved.startswith(r["steps"]["move"]["change_id"]), moved
     assert "move  moved to notes2.txt" in moved, moved
+    back = r["move_back"]
+    assert back["result"]["ok"] and back["there"] == "notes\n", back
+    assert back["message"].startswith(
+        f"Took back change {r['steps']['move']['change_id']}: moved back to notes.txt."
+    ), back
     assert len(r["messages"]) >= 10
     for m in r["messages"]:
         assert not MODEL_WORDS.search(m["msg"]), m

@@ -782,7 +782,11 @@ UNDO = Tool(
     ),
     hints=Hints(destructive=True),
     result={
-        "type": _f(_S, '"restore", "delete" (the change created the file) or "revert" (id).'),
+        "type": _f(
+            _S,
+            '"restore", "delete" (the change created the file), "revert" (id), or "move" '
+            "(a move moved back).",
+        ),
         "undone": _f(_S, "The id of the change taken back."),
         "session": _f(_S, "The session the undo was made as."),
         **_CHANGE_RESULT,
