@@ -54,6 +54,32 @@ def later_entries(store: History, e: Version | TreeEntry) -> list[Version | Tree
     return out
 
 
+def inverse(a: TreeEntry, b: TreeEntry) -> bool:
+    """Whether ``b`` undid ``a`` exactly: a move back to where it came from, or the same
+    files at the same path made again (or deleted again)."""
+    if isinstance(a, Moved) and isinstance(b, Moved):
+        return (b.source, b.destination, b.folder) == (a.destination, a.source, a.folder)
+    if isinstance(a, Removed) and isinstance(b, Removed):
+        return (
+            a.back != b.back
+            and (a.path, a.folder) == (b.path, b.folder)
+            and {(f.path, f.key) for f in a.files} == {(f.path, f.key) for f in b.files}
+        )
+    return False
+
+
+def net_of(later: list[TreeEntry]) -> list[TreeEntry]:
+    """``later`` (oldest first) without the moves and deletions a later one undid, the
+    innermost pairs first: what still stands on top of the entry they came after."""
+    out: list[TreeEntry] = []
+    for x in later:
+        if out and inverse(out[-1], x):
+            out.pop()
+        else:
+            out.append(x)
+    return out
+
+
 def paths_of(e: Version | TreeEntry) -> tuple[str, ...]:
     """The files or folders a change changed."""
     return (e.path,) if isinstance(e, Version) else tree_paths(e)

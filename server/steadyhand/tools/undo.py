@@ -16,7 +16,13 @@ from __future__ import annotations
 from steadyhand.apply.history import encoding_from_label
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, mixed_view
-from steadyhand.history.lookup import after_key, find_entries, later_changes, later_entries
+from steadyhand.history.lookup import (
+    after_key,
+    find_entries,
+    later_changes,
+    later_entries,
+    net_of,
+)
 from steadyhand.history.store import Moved, Removed, Version
 from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -212,12 +218,13 @@ async def take_back(ctx: ToolContext, p: UndoParams, change_id: str) -> Result:
         # later moves or deletions build on it; later text changes do not stand in the
         # way: a move takes them back along with it, and a deletion made again checks
         # that its files are still what it made
-        after = [x for x in later_entries(store, tree) if isinstance(x, Moved | Removed)]
+        # (a later one undone since, as a deletion made again, builds on nothing)
+        after = net_of([x for x in later_entries(store, tree) if isinstance(x, Moved | Removed)])
         if after:
             raise trees.refuse_after(ctx, tree, after)
         return await trees.undo_entry(ctx, store, tree, session=p.session, force=p.force)
     v = find_change(store, change_id, given)
-    moved_since = [x for x in later_entries(store, v) if isinstance(x, Moved | Removed)]
+    moved_since = net_of([x for x in later_entries(store, v) if isinstance(x, Moved | Removed)])
     if moved_since:
         raise _moved_since(ctx, v, moved_since)
     async with open_target(

@@ -11,6 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from steadyhand.history.lookup import net_of
 from steadyhand.history.store import HistoryStore, KeptFile, Moved, Removed
 
 # names as a file system may hand them over: any character but NUL and "/", lone
@@ -116,3 +117,40 @@ def test_tree_lines_a_store_did_not_write_are_skipped(tmp_path: Path) -> None:
     fresh = HistoryStore(str(tmp_path / "h"), 1 << 20, 1 << 20)
     fresh.refresh()
     assert fresh.entries == [good]
+
+
+def _move(i: str, src: str, dst: str) -> Moved:
+    return Moved(i, src, dst, 1.0, "s", "move", False, 1)
+
+
+def _removal(i: str, path: str, back: bool, key: str = "k") -> Removed:
+    return Removed(
+        i,
+        path,
+        1.0,
+        "s",
+        "undo" if back else "delete",
+        False,
+        (KeptFile("", key, 1, 0o644),),
+        back=back,
+    )
+
+
+def test_what_later_undid_builds_on_nothing() -> None:
+    a_b, b_a, b_c = (
+        _move("1", "/w/a", "/w/b"),
+        _move("2", "/w/b", "/w/a"),
+        _move("3", "/w/b", "/w/c"),
+    )
+    gone, back = _removal("4", "/w/b", False), _removal("5", "/w/b", True)
+    assert net_of([]) == []
+    assert net_of([gone, back]) == []  # deleted, then made again
+    assert net_of([back, gone]) == []  # made again, then deleted again
+    assert net_of([a_b, b_a]) == []  # moved, then moved back
+    assert net_of([gone, a_b, b_a, back]) == []  # pairs inside pairs
+    assert net_of([gone, back, b_c]) == [b_c]  # a move that still stands
+    assert net_of([a_b, b_c]) == [a_b, b_c]
+    # other bytes made again, another path, or two deletions: not an undoing
+    assert net_of([gone, _removal("6", "/w/b", True, key="other")]) != []
+    assert net_of([gone, _removal("7", "/w/x", True)]) != []
+    assert net_of([gone, _removal("8", "/w/b", False)]) == [gone, _removal("8", "/w/b", False)]
