@@ -1,5 +1,5 @@
-"""How long ``list``, ``search`` and ``info`` take on a tree of 10,000 files, through the
-real server over stdio.
+"""How long ``list``, ``search``, ``info`` and ``move`` take on a tree of 10,000 files,
+through the real server over stdio.
 
 Usage::
 
@@ -8,7 +8,8 @@ Usage::
 
 The tree (generated once under ``.cache/bench-tree``) is a git repository of 100 folders
 of source files with a ``.gitignore`` that leaves out a build folder of as many files
-again. Each call is timed from the request written to the answer read (median, p90).
+again. Each call is timed from the request written to the answer read (median, p90). A
+move is timed to and fro (a file, then a folder of 100 files), each call recorded in history.
 """
 
 from __future__ import annotations
@@ -65,6 +66,22 @@ def timed(srv: Running, command: str, params: dict[str, Any], calls: int) -> tup
     return statistics.median(samples), samples[int(len(samples) * 0.9) - 1]
 
 
+def timed_moves(srv: Running, a: str, b: str, calls: int) -> tuple[float, float]:
+    """``move`` of ``a`` to ``b`` and back, ``calls`` moves in all (each must succeed)."""
+    samples = []
+    for i in range(calls):
+        src, dst = (a, b) if i % 2 == 0 else (b, a)
+        t0 = time.perf_counter()
+        r = sh_call(srv, "steadyhand.move", {"source_path": src, "destination_path": dst})
+        samples.append((time.perf_counter() - t0) * 1000)
+        if not r.get("ok"):
+            raise RuntimeError(f"move {src} -> {dst}: {r.get('message')}")
+    if calls % 2:  # leave the tree as it was
+        sh_call(srv, "steadyhand.move", {"source_path": b, "destination_path": a})
+    samples.sort()
+    return statistics.median(samples), samples[int(len(samples) * 0.9) - 1]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=10_000)
@@ -105,6 +122,13 @@ def main() -> None:
             srv = servers[engine]
             sh_call(srv, command, params)  # warm
             median, p90 = timed(srv, command, params, args.calls)
+            print(f"| {name} | {median:.1f} | {p90:.1f} |")
+        srv = servers["ripgrep"]
+        for name, a, b in (
+            ("move, a file (to and fro)", "src/pkg001/mod001.py", "src/pkg001/moved.py"),
+            ("move, a folder of 100 files (to and fro)", "src/pkg002", "src/pkg002-moved"),
+        ):
+            median, p90 = timed_moves(srv, a, b, args.calls)
             print(f"| {name} | {median:.1f} | {p90:.1f} |")
     finally:
         for srv in servers.values():

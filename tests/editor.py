@@ -2,7 +2,13 @@
 ``workspace/applyEdit`` the way an editor does — refusing a versioned edit whose version
 is not the buffer's, otherwise applying it, bumping the version and sending didChange.
 It can also answer ``steadyhand/saveDocuments`` by writing buffers to disk (optionally
-running a "formatter" first, to imitate format-on-save)."""
+running a "formatter" first, to imitate format-on-save).
+
+Resource operations are applied as VS Code applies them: a ``DeleteFile`` deletes the
+file on disk and closes its buffer; a ``RenameFile`` renames the file or folder on disk
+at once and the open buffers under it follow, their unsaved typing with them (didClose
+of the old name, didOpen of the new one with the buffer's text, still unsaved).
+``rename_saves`` imitates Neovim instead: the buffer is saved before the file is moved."""
 
 from __future__ import annotations
 
@@ -54,6 +60,9 @@ class EditorState:
     #: When set, ``steadyhand/saveDocuments`` is answered with what it returns, after the
     #: buffers are saved as usual.
     save_answer: Callable[[], Any] | None = None
+    #: A ``RenameFile`` saves the buffer first (as Neovim does), instead of carrying its
+    #: unsaved typing to the new name (as VS Code does).
+    rename_saves: bool = False
 
 
 def editor_capabilities(
@@ -62,6 +71,8 @@ def editor_capabilities(
     document_changes: bool = True,
     encodings: list[str] | None = None,
     delete: bool = False,
+    rename: bool = False,
+    keeps_unsaved: bool = False,
 ) -> types.ClientCapabilities:
     general = None
     if encodings is not None:
@@ -76,11 +87,19 @@ def editor_capabilities(
                 change_annotation_support=types.ChangeAnnotationsSupportOptions(
                     groups_on_label=True
                 ),
-                resource_operations=[types.ResourceOperationKind.Delete] if delete else None,
+                resource_operations=[
+                    *([types.ResourceOperationKind.Delete] if delete else []),
+                    *([types.ResourceOperationKind.Rename] if rename else []),
+                ]
+                or None,
             ),
         ),
         general=general,
-        experimental={"steadyhand": {"saveDocuments": True}} if save_request else None,
+        experimental=(
+            {"steadyhand": {"saveDocuments": True, "renameKeepsUnsaved": keeps_unsaved}}
+            if save_request
+            else None
+        ),
     )
 
 
@@ -115,6 +134,11 @@ def install(client: LanguageClient, state: EditorState) -> None:
                             text_document=types.TextDocumentIdentifier(uri=dc.uri)
                         )
                     )
+                continue
+            if isinstance(dc, types.RenameFile):
+                failed = _rename(client, state, dc)
+                if failed is not None:
+                    return types.ApplyWorkspaceEditResult(applied=False, failure_reason=failed)
                 continue
             if not isinstance(dc, types.TextDocumentEdit):
                 return types.ApplyWorkspaceEditResult(applied=False, failure_reason="unsupported")
@@ -199,6 +223,42 @@ def install(client: LanguageClient, state: EditorState) -> None:
     @client.feature("steadyhand/fileChanged")
     def file_changed(params: Any) -> None:
         state.notifications.append(("steadyhand/fileChanged", params))
+
+
+def _rename(client: LanguageClient, state: EditorState, op: types.RenameFile) -> str | None:
+    """Rename a file or folder on disk; the buffers under it follow (their typing too,
+    unless ``rename_saves``). A reason when it cannot be done."""
+    old = Path(uri_to_path(op.old_uri) or "")
+    new = Path(op.new_uri.removeprefix("file://"))
+    overwrite = bool(op.options and op.options.overwrite)
+    if new.exists() and not overwrite:
+        return f"{new} exists"
+    moved = [uri for uri in state.buffers if uri == op.old_uri or uri.startswith(op.old_uri + "/")]
+    if state.rename_saves:
+        for uri in moved:
+            buf = state.buffers[uri]
+            Path(uri.removeprefix("file://")).write_text(buf.text)
+            buf.saved_text = buf.text
+    new.parent.mkdir(parents=True, exist_ok=True)
+    if overwrite:
+        old.replace(new)
+    else:
+        old.rename(new)
+    for uri in moved:
+        buf = state.buffers.pop(uri)
+        target = op.new_uri + uri[len(op.old_uri) :]
+        state.buffers[target] = Buffer(buf.text, 1, buf.saved_text)
+        client.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=target, language_id="plaintext", version=1, text=buf.text
+                )
+            )
+        )
+    return None
 
 
 def _did_change(client: LanguageClient, uri: str, buf: Buffer) -> None:

@@ -111,6 +111,12 @@ class Settings:
     #: ("auto"), Python ("python"), or, to compare the two, ripgrep whenever it is
     #: installed and can read the pattern ("ripgrep").
     search_engine: SearchEngine = "auto"
+    #: The most files one ``delete`` with ``recursive`` takes (every one is kept in
+    #: history first); a folder holding more is refused with its count.
+    max_delete_files: int = 1000
+    #: The most files in a folder ``move`` takes (every one is checked against the deny
+    #: and protected globs at both ends); a folder holding more is refused.
+    max_move_files: int = 10_000
 
     def updated(self, raw: dict[str, Any] | None) -> Settings:
         """A copy with the values from ``raw`` applied (bad values are logged and skipped)."""

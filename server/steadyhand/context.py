@@ -15,7 +15,7 @@ from steadyhand.paths.resolve import ResolvedPath, Roots, resolve
 from steadyhand.state.content_store import ContentStore
 from steadyhand.state.file_state import SessionRegistry
 from steadyhand.state.locks import PathLocks
-from steadyhand.world import Applied, Change, World
+from steadyhand.world import Applied, Change, Move, Removal, Restoration, TreeApplied, World
 
 if TYPE_CHECKING:
     from steadyhand.history.stores import History
@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 class WorldLayer:
     """A world wrapped around another: where content comes from passes through, and
     :meth:`apply` adds its own step before or after handing the change inward (a
-    deletion passes through unless the layer adds a step to it too)."""
+    deletion, and a change to the tree — a move, a removal, a restoration — passes
+    through unless the layer adds a step to it too)."""
 
     def __init__(self, inner: World, ctx: ToolContext) -> None:
         self.inner = inner
@@ -44,6 +45,15 @@ class WorldLayer:
 
     def unstage(self, change: Change) -> None:
         self.inner.unstage(change)
+
+    async def move(self, move: Move) -> TreeApplied:
+        return await self.inner.move(move)
+
+    async def remove(self, removal: Removal) -> TreeApplied:
+        return await self.inner.remove(removal)
+
+    async def restore(self, restoration: Restoration) -> TreeApplied:
+        return await self.inner.restore(restoration)
 
 
 @dataclass

@@ -2,10 +2,14 @@
 
 A tool decides a :class:`Change` (the new text of one file, and the snapshot it was
 decided on) and hands it to a :class:`World`, which makes it the file's content and
-answers how (:class:`Applied`). The server's world is a stack of layers, each handing
-the change to the one below: guards, then history, then the editor (for open
-documents), then the disk, which writes every byte (see :mod:`steadyhand.context` for
-the layer base and :mod:`steadyhand.apply.stack`, which builds the stack).
+answers how (:class:`Applied`). A change to the tree itself is a :class:`Move` (a file
+or folder renamed or moved), a :class:`Removal` (files and folders deleted) or a
+:class:`Restoration` (files and folders made again, byte for byte: taking a removal
+back); the world answers how it went (:class:`TreeApplied`). The server's world is a
+stack of layers, each handing the change to the one below: guards, then history, then
+the editor (for open documents), then the disk, which writes every byte (see
+:mod:`steadyhand.context` for the layer base and :mod:`steadyhand.apply.stack`, which
+builds the stack).
 """
 
 from __future__ import annotations
@@ -59,6 +63,98 @@ class Change:
     session: str = "default"
 
 
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """One file of a change to the tree, as it was checked: where it is, the hash of its
+    bytes (empty until the history layer read them), its size and permission bits, and
+    the hash of its text as a model sees it (LF line endings; None: not text)."""
+
+    path: str
+    hash: str = ""
+    size: int = 0
+    mode: int = 0o644
+    view: str | None = None
+    #: Where the history store keeps its bytes (None: not kept yet).
+    key: str | None = None
+    #: The lines of its text (0: not text, or not counted).
+    lines: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """Rename or move ``source`` (a file or a folder) to ``destination``, in one step."""
+
+    source: str
+    destination: str
+    #: Whether ``source`` is a folder.
+    folder: bool
+    tool: str
+    session: str
+    #: The files under a moved folder (relative paths), every one checked at both ends;
+    #: ``("",)`` for a file.
+    files: tuple[str, ...] = ("",)
+    #: How many of ``files`` are files (not folders): what the move reports it moved.
+    count: int = 1
+    #: The file at ``destination`` the move replaces (``overwrite``), as checked: its
+    #: bytes must still be those when it is replaced; the history layer keeps them first.
+    replaced: Kept | None = None
+    #: The moved file itself (a file move), as checked.
+    moved: Kept | None = None
+    #: The files under ``source`` (relative paths; ``""``: ``source`` itself) that an
+    #: agent's record follows: the watcher is told their move is Steadyhand's own.
+    tracked: tuple[str, ...] = ()
+    #: Folders to remove once moved out of, when they are empty, deepest first (the ones
+    #: the move being taken back made on its way).
+    cleanup: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Removal:
+    """Delete ``path`` (a file, or a folder and everything in it)."""
+
+    path: str
+    folder: bool
+    #: Every file, as checked (its bytes must still be those when it is deleted).
+    files: tuple[Kept, ...]
+    #: Every folder inside ``path`` (and ``path`` itself for a folder), parents first.
+    folders: tuple[str, ...]
+    tool: str
+    session: str
+    #: The bytes history kept under a key (set by the history layer: what a layer that
+    #: deleted part of it brings back when the rest fails).
+    load: Callable[[str], bytes | None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Restoration:
+    """Make ``path`` again (a file, or a folder and what it held): the files with the
+    bytes history kept (:attr:`load` gives them by key) and their permission bits."""
+
+    path: str
+    folder: bool
+    files: tuple[Kept, ...]
+    folders: tuple[str, ...]
+    tool: str
+    session: str
+    #: The bytes kept under a key (None: no longer kept).
+    load: Callable[[str], bytes | None]
+    #: The lines of its text files (for the record).
+    lines: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TreeApplied:
+    """How a change to the tree reached the world."""
+
+    via: str  # "disk" or "workspaceEdit"
+    #: A sentence for the model (the editor's part, what it could not follow), if any.
+    note: str = ""
+    #: The id history recorded it under (None: history is off, or it could not record).
+    change_id: str | None = None
+    #: The folders made on the way to a moved file's new place.
+    made: tuple[str, ...] = ()
+
+
 class World(Protocol):
     """The edges: current content of a file and how a change is applied to it."""
 
@@ -86,3 +182,15 @@ class World(Protocol):
         """Make the folder ``folder`` and those missing above it, through no symbolic link;
         the folders made, in order (blocks: call it from a worker thread). ``OSError`` as
         the system gives it."""
+
+    async def move(self, move: Move) -> TreeApplied:
+        """Rename ``move.source`` to ``move.destination`` in one step (never a copy), or
+        raise ToolError with nothing moved."""
+
+    async def remove(self, removal: Removal) -> TreeApplied:
+        """Delete every file and folder of ``removal`` if each file still holds what was
+        checked, or raise ToolError with nothing deleted."""
+
+    async def restore(self, restoration: Restoration) -> TreeApplied:
+        """Make every folder and file of ``restoration`` where nothing is now, or raise
+        ToolError with nothing made."""

@@ -1,8 +1,10 @@
 """The disk: the bottom of every world stack, and the one writer.
 
-Every byte Steadyhand writes to a file, and every file it deletes, goes through
-:class:`DiskWorld` (:meth:`DiskWorld.write`, :meth:`DiskWorld.delete`): a change to a
-file no editor has open, and the editor layer's own writes behind an open buffer alike.
+Every byte Steadyhand writes to a file, every file it deletes and every file or folder
+it moves goes through :class:`DiskWorld` (:meth:`DiskWorld.write`,
+:meth:`DiskWorld.delete`, :meth:`DiskWorld.move`, :meth:`DiskWorld.remove`,
+:meth:`DiskWorld.restore`): a change to a file no editor has open, and the editor
+layer's own writes behind an open buffer alike.
 So every write has the same checks (the ``allowHardLinks`` setting on the file replaced,
 the content and status it was checked with, no file clobbered that a creation did not
 expect, ``fsync``), the same refusals in the same words, and is noted as Steadyhand's
@@ -12,6 +14,8 @@ own (:mod:`steadyhand.apply.own_writes`) for the watcher.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
 import functools
 import os
 from collections.abc import Callable
@@ -19,11 +23,19 @@ from collections.abc import Callable
 from steadyhand.apply.own_writes import OwnWrites
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, note_written
-from steadyhand.fs.atomic import Staged, atomic_write, checked_delete, make_folders, stage_write
+from steadyhand.fs.atomic import (
+    Staged,
+    atomic_write,
+    checked_delete,
+    make_folders,
+    move_checked,
+    remove_checked,
+    stage_write,
+)
 from steadyhand.fs.syscalls import Syscalls
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import content_hash
-from steadyhand.world import Applied, Change
+from steadyhand.world import Applied, Change, Move, Removal, Restoration, TreeApplied
 
 
 def after_answer(job: Callable[[], None]) -> None:
@@ -225,6 +237,178 @@ class DiskWorld:
             if self.own is not None:
                 self.own.not_deleted(path)
             raise
+
+    # -- changes to the tree ------------------------------------------------------------
+
+    async def move(self, move: Move) -> TreeApplied:
+        """Rename ``move.source`` to ``move.destination`` in one step (the folders missing
+        on the way to it made first); across volumes refused, nothing copied."""
+        made: list[str] = []
+        parent = os.path.dirname(move.destination)
+        if not os.path.isdir(parent):
+            try:
+                made = make_folders(parent, self.syscalls, fsync=self.fsync)
+            except OSError as exc:
+                raise _tree_failed(
+                    f"Could not make the folders on the way to {move.destination}", exc, move
+                ) from exc
+        own = self.own
+        tracked = [_under(move.source, rel) for rel in move.tracked]
+        for path in tracked:
+            if own is not None:
+                own.deleting(path)
+        moved = move.moved
+        try:
+            move_checked(
+                move.source,
+                move.destination,
+                sys=self.syscalls,
+                fsync=self.fsync,
+                identity=None,
+                replace=move.replaced.hash if move.replaced is not None else None,
+                links_ok=self.links_ok,
+            )
+        except BaseException as exc:
+            if own is not None:
+                for path in tracked:
+                    own.not_deleted(path)
+            self._undo_folders(made)
+            if isinstance(exc, OSError):
+                raise moving_failed(move, exc) from exc
+            raise
+        if own is not None:
+            for rel in move.tracked:
+                digest = moved.hash if moved is not None and rel == "" else None
+                own.arrived(_under(move.destination, rel), digest or None)
+        self.remove_empty(move.cleanup)
+        return TreeApplied(via="disk", made=tuple(made))
+
+    def remove_empty(self, folders: tuple[str, ...]) -> None:
+        """Remove ``folders`` (deepest first) that are empty; the others stay."""
+        if folders:
+            with contextlib.suppress(OSError, ToolError):
+                remove_checked([], list(reversed(folders)), sys=self.syscalls, fsync=self.fsync)
+
+    def _undo_folders(self, made: list[str]) -> None:
+        for folder in reversed(made):
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
+
+    async def remove(self, removal: Removal) -> TreeApplied:
+        """Delete every file of ``removal`` if each still holds the bytes checked (else
+        ``stale``, nothing deleted), then its folders."""
+        own = self.own
+        files = [(f.path, f.hash) for f in removal.files]
+        if own is not None:
+            for path, _ in files:
+                own.deleting(path)
+        try:
+            left = remove_checked(
+                files,
+                list(removal.folders),
+                sys=self.syscalls,
+                fsync=self.fsync,
+                links_ok=self.links_ok,
+            )
+        except BaseException as exc:
+            if own is not None:
+                for path, _ in files:
+                    own.not_deleted(path)
+            if isinstance(exc, OSError):
+                raise ToolError(
+                    ErrorCode.IO_ERROR,
+                    f"Could not delete {removal.path}: {exc.strerror or exc}. Nothing was "
+                    "deleted. Fix the cause (permissions, a read-only folder) or tell the user.",
+                    path=removal.path,
+                ) from exc
+            raise
+        note = ""
+        if left:
+            note = (
+                f"Something was put in {', '.join(left[:5])} meanwhile, so "
+                f"{'that folder was' if len(left) == 1 else 'those folders were'} kept with "
+                "what it holds now."
+            )
+        return TreeApplied(via="disk", note=note)
+
+    async def restore(self, restoration: Restoration) -> TreeApplied:
+        """Make the folders and files of ``restoration`` where nothing is now (a file
+        there already is ``stale``: what was made is taken away again)."""
+        made_folders: list[str] = []
+        made_files: list[tuple[str, str]] = []
+        try:
+            for folder in restoration.folders:
+                if not os.path.isdir(folder):
+                    made_folders += make_folders(folder, self.syscalls, fsync=self.fsync)
+            for f in restoration.files:
+                data = restoration.load(f.key) if f.key is not None else None
+                if data is None:
+                    raise ToolError(
+                        ErrorCode.NO_HISTORY,
+                        f"The content of {f.path} is no longer kept in history, so "
+                        f"{restoration.path} cannot be made again; nothing was changed.",
+                        path=f.path,
+                    )
+                st = atomic_write(
+                    f.path,
+                    data,
+                    sys=self.syscalls,
+                    fsync=self.fsync,
+                    create=True,
+                    later=after_answer,
+                    links_ok=self.links_ok,
+                    mode=f.mode,
+                )
+                made_files.append((f.path, f.hash))
+                if self.own is not None:
+                    self.own.wrote(f.path, f.hash, st.st_size, st.st_mtime_ns)
+        except BaseException as exc:
+            self._take_back(made_files, made_folders)
+            if isinstance(exc, OSError):
+                raise ToolError(
+                    ErrorCode.IO_ERROR,
+                    f"Could not make {restoration.path} again: {exc.strerror or exc}. Nothing "
+                    "was changed. Fix the cause (disk space, permissions) or tell the user.",
+                    path=restoration.path,
+                ) from exc
+            raise
+        return TreeApplied(via="disk")
+
+    def _take_back(self, files: list[tuple[str, str]], folders: list[str]) -> None:
+        """Remove what a failed restoration made (only files still as it made them)."""
+        with contextlib.suppress(OSError, ToolError):
+            remove_checked(files, folders, sys=self.syscalls, fsync=self.fsync)
+
+
+def _under(root: str, rel: str) -> str:
+    return os.path.join(root, rel) if rel else root
+
+
+def moving_failed(move: Move, exc: OSError) -> ToolError:
+    """The refusal for a move the system did not make (nothing was moved)."""
+    if exc.errno == errno.EXDEV:
+        return cross_volume(move.source, move.destination)
+    return _tree_failed(f"Could not move {move.source} to {move.destination}", exc, move)
+
+
+def cross_volume(source: str, destination: str) -> ToolError:
+    return ToolError(
+        ErrorCode.IO_ERROR,
+        f"{source} and {destination} are on different volumes, where a move would be a copy "
+        "and a delete rather than one step, so nothing was moved. Write the file at the new "
+        "place and delete the old one, or ask the user to move it.",
+        path=source,
+        reason="cross_volume",
+    )
+
+
+def _tree_failed(what: str, exc: OSError, move: Move) -> ToolError:
+    return ToolError(
+        ErrorCode.IO_ERROR,
+        f"{what}: {exc.strerror or exc}. Nothing was moved. Fix the cause (permissions, a "
+        "read-only folder) or tell the user.",
+        path=move.source,
+    )
 
 
 def _expected(change: Change) -> tuple[str | None, tuple[int, int] | None]:

@@ -13,8 +13,10 @@ every write this layer makes behind an open buffer: the editor layer never write
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
+import pathlib
 from typing import Any, Protocol
 
 from lsprotocol import types
@@ -35,7 +37,7 @@ from steadyhand.text.diff import line_opcodes, stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
 from steadyhand.text.lines import NewlineMap, ending_stats, to_view, with_endings
 from steadyhand.text.splices import Splice, apply_splices, changed_core, coalesce, raw_splices
-from steadyhand.world import Applied, Change
+from steadyhand.world import Applied, Change, Move, Removal, Restoration, TreeApplied
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +106,16 @@ _TYPED_SINCE = (
     "the buffer changed again right after it (the user may be typing), so it was not "
     "saved: Steadyhand never saves the user's typing"
 )
+
+
+def unsaved_typing(path: str, why: str) -> ToolError:
+    """The refusal for a document with the user's unsaved typing: nothing was changed."""
+    return ToolError(
+        ErrorCode.UNSAVED_CHANGES,
+        f"{path} is open in the editor with unsaved changes, and {why}; nothing was "
+        "changed. Ask the user to save (or discard) them, then retry.",
+        path=path,
+    )
 
 
 def _malformed_save(exc: MalformedAnswer) -> str:
@@ -448,15 +460,281 @@ class EditorWorld(WorldLayer):
             return raw, UTF8, raw.encode("utf-8")
 
     def supports_delete(self) -> bool:
+        return self._supports_operation(types.ResourceOperationKind.Delete)
+
+    def supports_rename(self) -> bool:
+        return self._supports_operation(types.ResourceOperationKind.Rename)
+
+    def _supports_operation(self, kind: types.ResourceOperationKind) -> bool:
         caps = self._workspace_edit_caps()
         ops = caps.resource_operations if caps is not None else None
         return bool(
-            self.supports_apply_edit()
-            and caps
-            and caps.document_changes
-            and ops
-            and types.ResourceOperationKind.Delete in ops
+            self.supports_apply_edit() and caps and caps.document_changes and ops and kind in ops
         )
+
+    def rename_keeps_unsaved(self) -> bool:
+        """Whether the client said (``experimental.steadyhand.renameKeepsUnsaved``) that a
+        ``RenameFile`` moves an open document's unsaved typing to its new name, unsaved.
+        LSP leaves that open: some clients save the buffer first (Neovim), which would
+        save the user's typing behind their back."""
+        exp = self.ls.client_capabilities.experimental
+        sh = exp.get("steadyhand") if isinstance(exp, dict) else None
+        return isinstance(sh, dict) and bool(sh.get("renameKeepsUnsaved"))
+
+    def open_under(self, path: str) -> list[str]:
+        """The open documents' paths that are ``path`` or lie inside it."""
+        inside = path.rstrip(os.sep) + os.sep
+        return [p for p in self.docs.paths() if p == path or p.startswith(inside)]
+
+    # -- changes to the tree ------------------------------------------------------------
+
+    async def move(self, move: Move) -> TreeApplied:
+        """A move of something the editor has open goes to the editor as a ``RenameFile``
+        (its tabs follow, unsaved typing with them), when it can; else to the disk."""
+        opened = self.open_under(move.source)
+        over = self.open_under(move.destination) if move.replaced is not None else []
+        if not opened and not over:
+            return await self.inner.move(move)
+        unsaved = [p for p in opened if self._unsaved(p)]
+        for p in over:
+            if self._unsaved(p):
+                raise unsaved_typing(p, f"the move would replace it with {move.source}")
+        if not self.supports_rename():
+            if unsaved:
+                raise unsaved_typing(
+                    unsaved[0],
+                    "the editor cannot move an open document (its client does not take "
+                    "RenameFile), so its typing would stay behind under the old name",
+                )
+            applied = await self.inner.move(move)
+            names = ", ".join(opened[:5] + over[:5])
+            return dataclasses.replace(
+                applied,
+                note=(
+                    f"{names} {'is' if len(opened) + len(over) == 1 else 'are'} open in the "
+                    "editor, which cannot follow a move (its client does not take "
+                    "RenameFile): the file was moved on disk, and the editor still shows it "
+                    f"under its old name. Ask the user to close it there and open "
+                    f"{move.destination}."
+                ),
+            )
+        if unsaved and not self.rename_keeps_unsaved():
+            raise unsaved_typing(
+                unsaved[0],
+                "this editor saves an open document's typing before it moves the file "
+                "(a RenameFile), which would save the typing behind the user's back",
+            )
+        for p in opened + over:
+            if p not in unsaved:
+                self._check_clean(p, "moved")
+        return await self._rename_in_editor(move, opened, over, unsaved)
+
+    def _unsaved(self, path: str) -> bool:
+        snap = self.current(path)
+        return snap is not None and bool(snap.unsaved)
+
+    def _check_clean(self, path: str, what: str) -> None:
+        """Refuse (``stale``) when the disk no longer holds what the clean buffer shows
+        (changed behind the editor): the editor's part would not be what was checked."""
+        snap = self.current(path)
+        if snap is None:
+            return
+        _, disk_text, _ = self.disk_file(path)
+        if disk_text is not None and to_view(disk_text) == snap.view:
+            return
+        raise ToolError(
+            ErrorCode.STALE,
+            f"{path} is open in the editor, and the file on disk no longer holds what the "
+            f"buffer shows, so nothing was {what}. Ask the user to save or reload the file, "
+            "then retry.",
+            path=path,
+            refreshed=False,
+        )
+
+    def _uri(self, path: str) -> str:
+        return self.docs.uri_for(path) or pathlib.Path(path).as_uri()
+
+    async def _rename_in_editor(
+        self, move: Move, opened: list[str], over: list[str], unsaved: list[str]
+    ) -> TreeApplied:
+        texts = {p: self.ls.workspace.get_text_document(self._uri(p)).source for p in opened}
+        parent = os.path.dirname(move.destination)
+        made: tuple[str, ...] = ()
+        if not os.path.isdir(parent):  # an editor may not make the folders on the way
+            try:
+                made = tuple(await asyncio.to_thread(self.inner.make_folders, parent))
+            except OSError as exc:
+                raise ToolError(
+                    ErrorCode.IO_ERROR,
+                    f"Could not make the folders on the way to {move.destination}: "
+                    f"{exc.strerror or exc}. Nothing was moved.",
+                    path=move.source,
+                ) from exc
+        ops: list[types.DeleteFile | types.RenameFile] = []
+        if over:  # the open document a move replaces is closed (history kept it)
+            ops.append(
+                types.DeleteFile(
+                    uri=self._uri(move.destination),
+                    options=types.DeleteFileOptions(ignore_if_not_exists=True),
+                )
+            )
+        ops.append(
+            types.RenameFile(
+                old_uri=self._uri(move.source),
+                new_uri=pathlib.Path(move.destination).as_uri(),
+                # a file the move replaces that is not open is replaced by the editor
+                options=types.RenameFileOptions(
+                    overwrite=move.replaced is not None and not over, ignore_if_exists=False
+                ),
+            )
+        )
+        gone = [move.source, *(p for p in opened if p != move.source), *over]
+        for p in gone:
+            self.own.deleting(p)
+        label = f"Agent {move.tool}: {os.path.basename(move.source)}"
+        try:
+            applied, reason = await self._ask_to_apply(
+                types.ApplyWorkspaceEditParams(
+                    edit=types.WorkspaceEdit(document_changes=ops), label=label
+                )
+            )
+        except MalformedAnswer as exc:
+            applied, reason = False, f"malformed answer: {exc}"
+        except Exception as exc:
+            applied, reason = False, str(exc) or type(exc).__name__
+        moved = not os.path.lexists(move.source) and os.path.lexists(move.destination)
+        if not applied or not moved:
+            for p in gone:
+                self.own.not_deleted(p)
+            if moved or not os.path.lexists(move.source):
+                # the editor did (part of) it and said otherwise: say what is where
+                raise ToolError(
+                    ErrorCode.EDIT_REJECTED,
+                    f"The editor answered the move of {move.source} to {move.destination} "
+                    f"as {'applied' if applied else 'not applied'} ({reason or 'no reason'}), "
+                    f"but {move.source} "
+                    f"{'is gone' if not os.path.lexists(move.source) else 'is still there'} and "
+                    f"{move.destination} "
+                    f"{'exists' if os.path.lexists(move.destination) else 'does not'}. Look at "
+                    "both (list them), and ask the user.",
+                    path=move.source,
+                    reason=reason or "unconfirmed",
+                )
+            raise ToolError(
+                ErrorCode.EDIT_REJECTED,
+                f"The editor did not move {move.source} to {move.destination} "
+                f"({reason or 'no reason given'}). Nothing was moved.",
+                path=move.source,
+                reason=reason,
+            )
+        for p in opened:
+            new = move.destination + p[len(move.source) :]
+            self.own.arrived(new)
+        self.disk.remove_empty(move.cleanup)
+        return TreeApplied(
+            via="workspaceEdit", note=await self._followed(move, opened, texts, unsaved), made=made
+        )
+
+    async def _followed(
+        self, move: Move, opened: list[str], texts: dict[str, str], unsaved: list[str]
+    ) -> str:
+        """Wait (a moment) for the editor to report the open documents under their new
+        names; a sentence on those it did not, or whose typing did not follow."""
+        missing: list[str] = []
+        lost: list[str] = []
+        for p in opened:
+            new = move.destination + p[len(move.source) :]
+            if not await self.docs.wait_open(new, CHANGE_WAIT_S):
+                missing.append(new)
+                continue
+            if p in unsaved:
+                uri = self.docs.uri_for(new)
+                now = self.ls.workspace.get_text_document(uri).source if uri else None
+                if now != texts[p]:
+                    lost.append(new)
+        parts: list[str] = []
+        if missing:
+            parts.append(
+                f"The editor has not reported {', '.join(missing[:5])} open under the new "
+                "name yet; it may have closed the tab."
+            )
+        if lost:
+            parts.append(
+                f"The editor's buffer of {', '.join(lost[:5])} does not hold the unsaved "
+                "typing it had before the move: ask the user to check it."
+            )
+        return " ".join(parts)
+
+    async def remove(self, removal: Removal) -> TreeApplied:
+        """A deletion of a document the editor has open closes it through a ``DeleteFile``
+        (only a clean one: unsaved typing is refused); the rest goes to the disk."""
+        opened = self.open_under(removal.path)
+        if not opened:
+            return await self.inner.remove(removal)
+        for p in opened:
+            if self._unsaved(p):
+                raise unsaved_typing(p, "deleting it would throw that typing away")
+        if not self.supports_delete():
+            raise ToolError(
+                ErrorCode.EDIT_REJECTED,
+                f"{opened[0]} is open in the editor, which cannot delete files on request "
+                "(its client does not take DeleteFile), so nothing was deleted. Ask the user "
+                "to close it, then retry.",
+                path=opened[0],
+                reason="no DeleteFile",
+            )
+        for p in opened:
+            self._check_clean(p, "deleted")
+        kept = {f.path: f for f in removal.files}
+        for p in opened:
+            self.own.deleting(p)
+        edit = types.WorkspaceEdit(
+            document_changes=[
+                types.DeleteFile(
+                    uri=self._uri(p), options=types.DeleteFileOptions(ignore_if_not_exists=True)
+                )
+                for p in opened
+            ]
+        )
+        try:
+            applied, reason = await self._ask_to_apply(
+                types.ApplyWorkspaceEditParams(edit=edit, label=f"Agent {removal.tool}: delete")
+            )
+        except MalformedAnswer as exc:
+            applied, reason = False, f"malformed answer: {exc}"
+        except Exception as exc:
+            applied, reason = False, str(exc) or type(exc).__name__
+        if not applied:
+            for p in opened:
+                self.own.not_deleted(p)
+            raise ToolError(
+                ErrorCode.EDIT_REJECTED,
+                f"The editor did not close and delete {', '.join(opened[:5])} "
+                f"({reason or 'no reason given'}). Nothing was deleted.",
+                path=opened[0],
+                reason=reason,
+            )
+        rest = dataclasses.replace(
+            removal, files=tuple(f for f in removal.files if f.path not in set(opened))
+        )
+        try:
+            applied_rest = await self.inner.remove(rest)
+        except ToolError:
+            # The editor deleted its documents already: they are made again from history.
+            back = tuple(kept[p] for p in opened if p in kept)
+            if removal.load is not None and back:
+                restoration = Restoration(
+                    removal.path,
+                    removal.folder,
+                    back,
+                    (),
+                    removal.tool,
+                    removal.session,
+                    removal.load,
+                )
+                await self.inner.restore(restoration)
+            raise
+        return dataclasses.replace(applied_rest, via="workspaceEdit")
 
     async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
         """Delete a file: a ``DeleteFile`` WorkspaceEdit when the editor has it open (and

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 from typing import TYPE_CHECKING
 
 from steadyhand.context import ToolContext, WorldLayer
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.formats.notebook import is_notebook_path
-from steadyhand.guards.protected import check_writable
+from steadyhand.guards.protected import check_tree, check_writable
 from steadyhand.guards.secrets import (
     SCAN_SECONDS,
     Finding,
@@ -29,7 +30,7 @@ from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.lists import list_fields
 from steadyhand.text.diff import known_added_text
 from steadyhand.text.lines import to_view
-from steadyhand.world import Applied, Change
+from steadyhand.world import Applied, Change, Move, Removal, Restoration, TreeApplied
 
 if TYPE_CHECKING:  # the syntax check (and its parser) is loaded by the first change
     from steadyhand.guards.syntax import SyntaxReport
@@ -70,6 +71,25 @@ class GuardedWorld(WorldLayer):
     async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
         check_writable(self.ctx, path, session)
         return await self.inner.delete(path, before, tool=tool, session=session)
+
+    async def move(self, move: Move) -> TreeApplied:
+        # both ends, and for a folder every file at both ends
+        ends = [move.source, move.destination]
+        for rel in move.files:
+            if rel:
+                ends += [os.path.join(move.source, rel), os.path.join(move.destination, rel)]
+        check_tree(self.ctx, ends, move.session, within=move.source)
+        return await self.inner.move(move)
+
+    async def remove(self, removal: Removal) -> TreeApplied:
+        paths = [removal.path, *removal.folders, *(f.path for f in removal.files)]
+        check_tree(self.ctx, paths, removal.session, within=removal.path)
+        return await self.inner.remove(removal)
+
+    async def restore(self, restoration: Restoration) -> TreeApplied:
+        paths = [restoration.path, *restoration.folders, *(f.path for f in restoration.files)]
+        check_tree(self.ctx, paths, restoration.session, within=restoration.path)
+        return await self.inner.restore(restoration)
 
 
 async def check_secrets(ctx: ToolContext, change: Change) -> Scan:

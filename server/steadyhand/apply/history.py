@@ -24,16 +24,34 @@ from typing import TypeVar
 
 from steadyhand.context import ToolContext, WorldLayer
 from steadyhand.documents.snapshot import Snapshot, from_disk
+from steadyhand.fs.reader import read_all
 from steadyhand.fs.state_dir import state_dir
-from steadyhand.history.store import HistoryStore, Version, new_id
+from steadyhand.history.store import (
+    Entry,
+    HistoryStore,
+    KeptFile,
+    Moved,
+    Removed,
+    Version,
+    new_id,
+)
 from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.runtime.tasks import run_to_end
+from steadyhand.state.hashing import content_hash, text_hash
 from steadyhand.text.diff import splices_diff, stat, whole_change, whole_diff
-from steadyhand.text.encoding import UTF8, Encoding
-from steadyhand.text.lines import count_lines
+from steadyhand.text.encoding import UTF8, BinaryContent, Encoding, decode
+from steadyhand.text.lines import count_lines, to_view
 from steadyhand.text.splices import Splice, apply_splices
-from steadyhand.world import Applied, Change
+from steadyhand.world import (
+    Applied,
+    Change,
+    Kept,
+    Move,
+    Removal,
+    Restoration,
+    TreeApplied,
+)
 
 log = logging.getLogger(__name__)
 
@@ -297,6 +315,150 @@ class HistoryWorld(WorldLayer):
             label=label,
         )
         return Applied(applied.via, applied.snapshot, applied.on_disk)
+
+    # -- changes to the tree ------------------------------------------------------------
+
+    async def move(self, move: Move) -> TreeApplied:
+        """Keep the file a move replaces (``overwrite``) first, then move, then record the
+        move (at once: its id is in the answer)."""
+        history = self.ctx.history
+        if history is None:
+            return await self.inner.move(move)
+        store = history.for_path(move.source)
+        replaced: Kept | None = None
+        if move.replaced is not None:
+            replaced = _keep_file(self.ctx, store, move.replaced, within=move.destination)
+            move = dataclasses.replace(move, replaced=replaced)
+        applied = await run_to_end(self.inner.move(move))
+        moved = move.moved
+        entry = Moved(
+            id=new_id(),
+            source=move.source,
+            destination=move.destination,
+            time=time.time(),
+            session=move.session,
+            tool=move.tool,
+            folder=move.folder,
+            files=move.count,
+            view=moved.view if moved is not None else None,
+            size=moved.size if moved is not None else 0,
+            replaced=replaced.key if replaced is not None else None,
+            replaced_existed=replaced is not None,
+            replaced_view=replaced.view if replaced is not None else None,
+            replaced_size=replaced.size if replaced is not None else 0,
+            replaced_mode=replaced.mode if replaced is not None else 0,
+            instance=self.ctx.sessions.instance,
+            made=applied.made,
+        )
+        return dataclasses.replace(applied, change_id=_append(store, entry))
+
+    async def remove(self, removal: Removal) -> TreeApplied:
+        """Keep every file's bytes first (refused, nothing deleted, when one cannot be
+        kept), then delete, then record the deletion."""
+        history = self.ctx.history
+        if history is None:
+            return await self.inner.remove(removal)
+        store = history.for_path(removal.path)
+        files = tuple(_keep_file(self.ctx, store, f, within=removal.path) for f in removal.files)
+        removal = dataclasses.replace(removal, files=files, load=history.get_bytes)
+        applied = await run_to_end(self.inner.remove(removal))
+        entry = _removed(self.ctx, removal.path, removal, back=False)
+        return dataclasses.replace(applied, change_id=_append(store, entry))
+
+    async def restore(self, restoration: Restoration) -> TreeApplied:
+        """Make the files again, then record that (its undo deletes them again)."""
+        history = self.ctx.history
+        applied = await run_to_end(self.inner.restore(restoration))
+        if history is None:
+            return applied
+        store = history.for_path(restoration.path)
+        entry = _removed(self.ctx, restoration.path, restoration, back=True)
+        return dataclasses.replace(applied, change_id=_append(store, entry))
+
+
+def _keep_file(ctx: ToolContext, store: HistoryStore, f: Kept, *, within: str) -> Kept:
+    """Read ``f``'s file and keep its bytes as they are; ``f`` with its hash, key, size,
+    permission bits and the hash of its text. Refused (``too_large``, ``io_error``,
+    ``stale`` when it is no longer what was checked), nothing changed, when they cannot
+    be kept: a deletion or a replacing move never loses a byte history could not keep."""
+    raw = read_all(f.path, links_ok=ctx.roots.allow_hard_links)
+    data = raw.data
+    digest = content_hash(data)
+    if f.hash and digest != f.hash:
+        raise ToolError(
+            ErrorCode.STALE,
+            f"{f.path} changed since it was checked, so nothing was changed. Look at it "
+            "again (read it), then retry.",
+            path=f.path,
+            refreshed=False,
+        )
+    try:
+        key = store.put_bytes(data)
+    except OSError as exc:
+        raise ToolError(
+            ErrorCode.IO_ERROR,
+            f"Nothing was changed: {f.path} could not be kept in history ({exc.strerror or exc}), "
+            f"so changing {within} would lose it. Ask the user to free space in, or fix the "
+            f"permissions of, {store.root}; then retry.",
+            path=f.path,
+        ) from exc
+    if key is None:
+        setting, limit = "historyMaxFileBytes", store.max_file_bytes
+        if len(data) <= limit:
+            setting, limit = "historyMaxBytes", store.max_bytes
+        raise ToolError(
+            ErrorCode.TOO_LARGE,
+            f"Nothing was changed: {f.path} ({len(data):,} bytes) is over the {setting} "
+            f"setting ({limit:,} bytes), so it cannot be kept in history and changing "
+            f"{within} would lose it. Ask the user to raise {setting}, or to do it "
+            "themselves.",
+            path=f.path,
+        )
+    view: str | None = None
+    lines = 0
+    try:
+        text, _ = decode(data)
+    except BinaryContent:
+        pass
+    else:
+        lf = to_view(text)
+        view, lines = text_hash(lf), count_lines(lf)
+    mode = raw.st.st_mode & 0o7777
+    return dataclasses.replace(
+        f, hash=digest, key=key, size=len(data), mode=mode, view=view, lines=lines
+    )
+
+
+def _removed(ctx: ToolContext, path: str, what: Removal | Restoration, *, back: bool) -> Removed:
+    kept = [
+        KeptFile(
+            os.path.relpath(f.path, path) if f.path != path else "", f.key, f.size, f.mode, f.view
+        )
+        for f in what.files
+    ]
+    lines = what.lines if isinstance(what, Restoration) else sum(f.lines for f in what.files)
+    return Removed(
+        id=new_id(),
+        path=path,
+        time=time.time(),
+        session=what.session,
+        tool=what.tool,
+        folder=what.folder,
+        files=tuple(kept),
+        folders=tuple(os.path.relpath(d, path) for d in what.folders if d != path),
+        back=back,
+        lines=lines,
+        instance=ctx.sessions.instance,
+    )
+
+
+def _append(store: HistoryStore, entry: Entry) -> str | None:
+    """Record ``entry`` now; the id it was written under (None: it could not be)."""
+    try:
+        return store.append(entry).id
+    except OSError as exc:
+        log.warning("history: could not record a change to the tree: %s", exc)
+        return None
 
 
 __all__ = [

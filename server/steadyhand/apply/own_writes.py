@@ -13,6 +13,9 @@ import os
 
 #: Marks a path Steadyhand itself deleted.
 DELETED = ""
+#: Marks a path a file arrived at by Steadyhand's own move (its bytes were not hashed:
+#: it is recognised by the size and time the move kept).
+MOVED_HERE = "moved"
 
 
 class OwnWrites:
@@ -30,6 +33,15 @@ class OwnWrites:
         time."""
         self._hashes[path] = digest
         self._stats[path] = (size, mtime_ns)
+
+    def arrived(self, path: str, digest: str | None = None) -> None:
+        """A file arrived at ``path`` by Steadyhand's own move (a rename keeps its size and
+        time): its bytes hashed ``digest``, when known."""
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return
+        self.wrote(path, digest or MOVED_HERE, st.st_size, st.st_mtime_ns)
 
     def deleting(self, path: str) -> None:
         """Steadyhand is about to delete ``path`` (noted before, so the file seen

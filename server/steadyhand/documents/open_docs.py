@@ -32,6 +32,8 @@ class OpenDocuments:
         #: URI -> the language id the editor gave it (``python``, ``shellscript``...)
         self._language_by_uri: dict[str, str] = {}
         self._waiters: dict[str, list[tuple[Callable[[str], bool], asyncio.Future[None]]]] = {}
+        #: real path -> who waits for a document to be opened there
+        self._opening: dict[str, list[asyncio.Future[None]]] = {}
 
     def opened(self, uri: str, language_id: str | None = None) -> None:
         path = uri_to_path(uri)
@@ -42,6 +44,9 @@ class OpenDocuments:
         self._uris_by_path.setdefault(path, []).append(uri)
         if language_id:
             self._language_by_uri[uri] = language_id
+        for fut in self._opening.pop(path, []):
+            if not fut.done():
+                fut.set_result(None)
 
     def closed(self, uri: str) -> str | None:
         """Forget ``uri``; the real path it named when opened (None: it was not open)."""
@@ -96,3 +101,21 @@ class OpenDocuments:
             return True
         except TimeoutError:
             return False
+
+    async def wait_open(self, path: str, timeout: float) -> bool:
+        """Wait until a document at ``path`` is open (at once if it is); False on timeout."""
+        if self.uri_for(path) is not None:
+            return True
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._opening.setdefault(path, []).append(fut)
+        try:
+            await asyncio.wait_for(fut, timeout)
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            waiting = self._opening.get(path)
+            if waiting is not None and fut in waiting:
+                waiting.remove(fut)
+                if not waiting:
+                    self._opening.pop(path, None)

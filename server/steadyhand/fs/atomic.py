@@ -236,6 +236,7 @@ def atomic_write(
     create: bool = False,
     later: Later | None = None,
     links_ok: bool = False,
+    mode: int | None = None,
 ) -> os.stat_result:
     """Replace ``path`` (a real path, no symlink) with ``data`` atomically.
 
@@ -249,7 +250,8 @@ def atomic_write(
     frees the old file's pages) need not delay the answer; by default it is removed at
     once. ``links_ok``: the ``allowHardLinks`` setting; without it a file that has more
     than one name when it is replaced (a hard link swapped in since the check) is
-    ``stale``, and is never opened. Returns the new file's status.
+    ``stale``, and is never opened. ``mode``: the permission bits of a new file (default:
+    as the umask makes them; a file replaced keeps its own). Returns the new file's status.
 
     :func:`stage_write` does the same in two steps, with the syncs on a thread of their
     own so that other work can be done while they run.
@@ -264,6 +266,7 @@ def atomic_write(
         create=create,
         later=later,
         links_ok=links_ok,
+        mode=mode,
     )
     st, folder_synced = staged.commit()
     folder_synced.wait()
@@ -282,6 +285,7 @@ def stage_write(
     later: Later | None = None,
     links_ok: bool = False,
     overlap: bool = False,
+    mode: int | None = None,
 ) -> Staged:
     """The first step of :func:`atomic_write` (same arguments): the new bytes written
     beside the file (without a name, for a new file, where the system allows), with the
@@ -300,7 +304,7 @@ def stage_write(
     except FileNotFoundError:
         raise _changed(path, "was deleted (with its folder)") from None
     plan = (expect, expect_stat, create, later, links_ok)
-    staged = Staged(dfd, created, path, name, data, sys, fsync, overlap, plan)
+    staged = Staged(dfd, created, path, name, data, sys, fsync, overlap, plan, new_mode=mode)
     try:
         staged._prepare()
     except FileBusy as exc:
@@ -334,6 +338,8 @@ class Staged:
         fsync: bool,
         overlap: bool,
         plan: _Plan,
+        *,
+        new_mode: int | None = None,
     ) -> None:
         self.path = path
         self._dfd = dfd
@@ -349,6 +355,8 @@ class Staged:
         #: the temp name of the new file (None: it has none, ``O_TMPFILE``)
         self._tmp: str | None = None
         self._mode = 0
+        #: the permission bits of a new file (None: as the umask makes them)
+        self._new_mode = new_mode
         self._written: os.stat_result | None = None
         self._synced: syncer.Sync = _NO_SYNC
         self._open = True  # neither committed nor discarded
@@ -380,7 +388,12 @@ class Staged:
             # The file is replaced, which its folder's permissions would allow; its own
             # say whether it may be written at all, as for an editor saving it.
             raise OSError(errno.EACCES, "the file's permissions do not allow writing it", path)
-        self._mode = stat.S_IMODE(existing.st_mode) if existing else (0o666 & ~_umask())
+        if existing is not None:
+            self._mode = stat.S_IMODE(existing.st_mode)
+        elif self._new_mode is not None:
+            self._mode = self._new_mode
+        else:
+            self._mode = 0o666 & ~_umask()
         if create:
             try:
                 fd = self._sys.open_anonymous(dfd)
@@ -852,6 +865,244 @@ def _put_back(dfd: int, name: str, tmp: str, ino: int) -> tuple[str | None, bool
     with contextlib.suppress(OSError):
         _PLAIN.rename(tmp, name, dfd, RENAME_EXCHANGE)
     return _keep_aside(dfd, name, tmp), False
+
+
+# -- changes to the tree: a move, and a removal of files and folders ----------------------
+
+
+class FolderHandles:
+    """Folders held open (through no symbolic link) by their paths, closed together."""
+
+    def __init__(self, sys: Syscalls) -> None:
+        self.sys = sys
+        self._held: dict[str, int] = {}
+
+    def get(self, folder: str, path: str) -> int:
+        """The folder ``folder`` (on the way to ``path``, for refusals), opened once."""
+        dfd = self._held.get(folder)
+        if dfd is None:
+            dfd, _ = _open_folder(folder, self.sys, make=False, path=path)
+            self._held[folder] = dfd
+        return dfd
+
+    def close(self) -> None:
+        for dfd in self._held.values():
+            with contextlib.suppress(OSError):
+                at.close(dfd)
+        self._held.clear()
+
+
+@contextlib.contextmanager
+def _locked(folders: dict[str, int]) -> Iterator[None]:
+    """The folder locks of ``folders`` (real paths, each with its descriptor), taken in
+    the order of their paths, so two servers never wait on each other."""
+    with contextlib.ExitStack() as stack:
+        for _, dfd in sorted(folders.items()):
+            stack.enter_context(_folder_lock(dfd))
+        yield
+
+
+def move_checked(
+    source: str,
+    destination: str,
+    *,
+    sys: Syscalls,
+    fsync: bool,
+    identity: tuple[int, int] | None = None,
+    replace: str | None = None,
+    links_ok: bool = False,
+) -> None:
+    """Rename ``source`` to ``destination`` (real paths, a file or a folder) in one step,
+    never a copy. Both folders are opened through no symbolic link and the rename is made
+    in them, so a folder swapped for a link after the check redirects nothing.
+
+    ``identity``: the (device, inode) ``source`` had when it was checked; another file
+    there now is ``stale``. Without ``replace`` nothing may be at ``destination``
+    (``renameat2(RENAME_NOREPLACE)``: ``stale`` if something appeared meanwhile). With
+    ``replace`` (the hash of the file ``destination`` holds) the two names are swapped
+    (``RENAME_EXCHANGE``) and the file displaced is hashed at the old name before it is
+    removed: if it changed since it was checked, the swap is undone and the move is
+    ``stale``. Across volumes the system refuses (``OSError`` with ``EXDEV``): nothing
+    is copied. Any failure leaves both names as they were."""
+    sfolder, sname = os.path.split(source)
+    dfolder, dname = os.path.split(destination)
+    held = FolderHandles(sys)
+    try:
+        try:
+            sdfd = held.get(sfolder, source)
+        except FileNotFoundError:
+            raise _changed(source, "was deleted (with its folder)") from None
+        ddfd = held.get(dfolder, destination)  # the same descriptor for the same folder
+        with _locked({sfolder: sdfd, dfolder: ddfd}), _busy_is_in_use(source):
+            try:
+                st = at.lstat(sname, sdfd)
+            except FileNotFoundError:
+                raise _changed(source, "was deleted") from None
+            if identity is not None and (st.st_dev, st.st_ino) != identity:
+                raise _changed(source, "was replaced")
+            if replace is None:
+                _move_new(sdfd, sname, ddfd, dname, destination, sys)
+            else:
+                _move_over(sdfd, sname, ddfd, dname, destination, sys, replace, links_ok)
+        _sync_folder(sdfd, sys, fsync)
+        if ddfd != sdfd:
+            _sync_folder(ddfd, sys, fsync)
+    finally:
+        held.close()
+
+
+def _exists_at(dfd: int, name: str) -> bool:
+    try:
+        at.lstat(name, dfd)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _move_new(
+    sdfd: int, sname: str, ddfd: int, dname: str, destination: str, sys: Syscalls
+) -> None:
+    try:
+        sys.move(sname, sdfd, dname, ddfd, RENAME_NOREPLACE)
+        return
+    except FileExistsError:
+        raise _changed(destination, "was created") from None
+    except OSError as exc:
+        if exc.errno not in _NO_RENAMEAT2:
+            raise
+    # no rename that refuses to replace here: checked right before the plain rename
+    if _exists_at(ddfd, dname):
+        raise _changed(destination, "was created")
+    sys.move(sname, sdfd, dname, ddfd)
+
+
+def _move_over(
+    sdfd: int,
+    sname: str,
+    ddfd: int,
+    dname: str,
+    destination: str,
+    sys: Syscalls,
+    expect: str,
+    links_ok: bool,
+) -> None:
+    try:
+        there = at.lstat(dname, ddfd)
+    except FileNotFoundError:
+        raise _changed(destination, "was deleted") from None
+    if not stat.S_ISREG(there.st_mode) or too_many_links(there, links_ok=links_ok):
+        raise _changed(destination, "was replaced")
+    try:
+        sys.move(sname, sdfd, dname, ddfd, RENAME_EXCHANGE)
+    except FileNotFoundError:
+        raise _changed(destination, "was deleted") from None
+    except OSError as exc:
+        if exc.errno not in _NO_RENAMEAT2:
+            raise
+        # no swap here: the file is checked right before the plain rename replaces it
+        if _hash_at(ddfd, dname, links_ok) != expect:
+            raise _changed(destination, "was changed") from None
+        sys.move(sname, sdfd, dname, ddfd)
+        return
+    # ``dname`` holds the moved file now, and ``sname`` the one it replaced.
+    if _moved_hash(sdfd, sname, links_ok) == expect:
+        try:
+            sys.unlink(sname, sdfd)
+        except OSError:
+            log.warning("could not remove the file %s replaced at %s", sname, destination)
+        return
+    with contextlib.suppress(OSError):
+        _PLAIN.move(sname, sdfd, dname, ddfd, RENAME_EXCHANGE)
+    raise _changed(destination, "was changed")
+
+
+def remove_checked(
+    files: list[tuple[str, str]],
+    folders: list[str],
+    *,
+    sys: Syscalls,
+    fsync: bool,
+    links_ok: bool = False,
+) -> list[str]:
+    """Delete ``files`` (real paths, each with the hash of the bytes it must still hold)
+    and then ``folders`` (parents first; each removed once empty), all or none of the
+    files: each is first moved aside under a temp name in its folder and hashed there;
+    if one changed (or became something else), every file moved aside goes back and the
+    removal is ``stale``, nothing deleted. A file already gone counts as deleted. A
+    folder something was put in meanwhile is left, with what it holds now. Returns the
+    folders left so."""
+    held = FolderHandles(sys)
+    aside: list[tuple[int, str, str, str]] = []  # (folder, name, temp name, path)
+    try:
+        for path, expect in files:
+            folder, name = os.path.split(path)
+            try:
+                dfd = held.get(folder, path)
+            except FileNotFoundError:
+                continue  # gone with its folder
+            if _journal is not None:
+                _journal.note(folder)
+            tmp = temp_basename(name)
+            try:
+                with _busy_is_in_use(path):
+                    sys.rename(name, tmp, dfd, RENAME_NOREPLACE)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                if exc.errno not in _NO_RENAMEAT2:
+                    raise
+                sys.rename(name, tmp, dfd)  # a fresh random name: nobody else's
+            aside.append((dfd, name, tmp, path))
+            if _moved_hash(dfd, tmp, links_ok) != expect:
+                raise _changed(path, "was changed")
+    except BaseException:
+        _put_all_back(aside)
+        held.close()
+        raise
+    for dfd, _, tmp, path in aside:
+        try:
+            sys.unlink(tmp, dfd)
+        except OSError:
+            log.warning("could not remove %s after deleting %s", tmp, path)
+    for dfd in {d for d, _, _, _ in aside}:
+        _sync_folder(dfd, sys, fsync)
+    held.close()
+    return _remove_folders(folders, sys, fsync)
+
+
+def _put_all_back(aside: list[tuple[int, str, str, str]]) -> None:
+    """Give every file moved aside its name again (newest first); one whose name was
+    taken meanwhile keeps a conflict copy's name beside it."""
+    for dfd, name, tmp, path in reversed(aside):
+        try:
+            _PLAIN.rename(tmp, name, dfd, RENAME_NOREPLACE)
+        except OSError:
+            kept = _keep_aside(dfd, name, tmp)
+            log.warning("%s was taken meanwhile; its content was kept as %s", path, kept or tmp)
+
+
+def _remove_folders(folders: list[str], sys: Syscalls, fsync: bool) -> list[str]:
+    left: list[str] = []
+    for folder in reversed(folders):  # the deepest first
+        parent, name = os.path.split(folder)
+        try:
+            pfd, _ = _open_folder(parent, sys, make=False, path=folder)
+        except FileNotFoundError:
+            continue
+        try:
+            try:
+                sys.rmdir(name, pfd)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                    raise
+                left.append(folder)
+                continue
+            _sync_folder(pfd, sys, fsync)
+        finally:
+            at.close(pfd)
+    return left
 
 
 def _pid_alive(pid: int) -> bool:

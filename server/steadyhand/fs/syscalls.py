@@ -20,6 +20,7 @@ from steadyhand.system.rename import (
     RENAME_EXCHANGE,
     RENAME_NOREPLACE,
     open_no_symlinks,
+    rename_between,
     rename_flags,
     replace,
 )
@@ -101,6 +102,15 @@ class Syscalls:
 
     def unlink(self, path: str, dir_fd: int | None = None) -> None:
         at.unlink(path, dir_fd)
+
+    def move(self, src: str, src_dir: int, dst: str, dst_dir: int, flags: int = 0) -> None:
+        """Rename ``src`` in the folder ``src_dir`` to ``dst`` in ``dst_dir`` (a move):
+        ``RENAME_NOREPLACE`` or ``RENAME_EXCHANGE``, or a plain rename (``flags=0``)."""
+        rename_between(src_dir, src, dst_dir, dst, flags)
+
+    def rmdir(self, name: str, dir_fd: int) -> None:
+        """Remove the empty folder ``name`` inside ``dir_fd``."""
+        at.rmdir(name, dir_fd)
 
     def mkdir(self, path: str, mode: int = 0o777, dir_fd: int | None = None) -> None:
         at.mkdir(path, mode, dir_fd)
@@ -191,6 +201,14 @@ class FaultPlan(Syscalls):
     def unlink(self, path: str, dir_fd: int | None = None) -> None:
         self._check("unlink")
         super().unlink(path, dir_fd)
+
+    def move(self, src: str, src_dir: int, dst: str, dst_dir: int, flags: int = 0) -> None:
+        self._check("rename")  # the same step as any rename
+        super().move(src, src_dir, dst, dst_dir, flags)
+
+    def rmdir(self, name: str, dir_fd: int) -> None:
+        self._check("unlink")  # the same step as removing a name
+        super().rmdir(name, dir_fd)
 
     def mkdir(self, path: str, mode: int = 0o777, dir_fd: int | None = None) -> None:
         self._check("mkdir")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from steadyhand.config import DEFAULT_PROTECTED_GLOBS
 from steadyhand.context import ToolContext
+from steadyhand.paths.resolve import deny_pattern
 from steadyhand.paths.spelling import glob_match, ignores_case, inside
 from steadyhand.protocol.errors import ErrorCode, ToolError
 
@@ -55,3 +56,21 @@ def check_writable(ctx: ToolContext, path: str, session: str) -> None:
             path=path,
             pattern=pattern,
         )
+
+
+def check_tree(ctx: ToolContext, paths: list[str], session: str, *, within: str) -> None:
+    """Raise ``read_only``, ``denied`` or ``protected`` if ``session`` may not change one
+    of ``paths`` (the files and folders a move or a deletion of ``within`` touches, at
+    either end): one path that may not change keeps the whole of it from happening."""
+    for path in paths:
+        pattern = deny_pattern(path, ctx.roots)
+        if pattern is not None:
+            raise ToolError(
+                ErrorCode.DENIED,
+                f"{path} matches the deny pattern {pattern!r}, and it lies in {within}, so "
+                f"nothing was changed: agents may not read or write it. Leave {within} alone "
+                "or ask the user.",
+                path=path,
+                pattern=pattern,
+            )
+        check_writable(ctx, path, session)

@@ -11,8 +11,86 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from steadyhand.history.store import Checkpoint, Entry, Owner, Version, owner_of
-from steadyhand.history.stores import History
+from steadyhand.history.store import (
+    Checkpoint,
+    Entry,
+    Moved,
+    Owner,
+    Removed,
+    TreeEntry,
+    Version,
+    owner_of,
+)
+from steadyhand.history.stores import History, touches, tree_paths
+
+
+def find_entries(store: History, given: str, path: str | None = None) -> list[Version | TreeEntry]:
+    """The changes ``given`` names, as :func:`find_versions`, moves and deletions too
+    (``path``: a path the change touched)."""
+    out: list[Version | TreeEntry] = []
+    for e in store.named(given):
+        if isinstance(e, Version):
+            if path is None or e.path == path:
+                out.append(e)
+        elif isinstance(e, Moved | Removed) and (path is None or touches(e, path)):
+            out.append(e)
+    return out
+
+
+def later_entries(store: History, e: Version | TreeEntry) -> list[Version | TreeEntry]:
+    """The changes recorded after ``e`` that touched what it changed (a file's later
+    changes, or moves and deletions of it or of a folder it lies in; for a move or a
+    deletion, the later changes to anything it touched), oldest first."""
+    out: list[Version | TreeEntry] = []
+    seen = False
+    for x in store.entries:
+        if isinstance(x, Checkpoint):
+            continue
+        if not seen:
+            seen = x == e
+            continue
+        if overlaps(e, x):
+            out.append(x)
+    return out
+
+
+def inverse(a: TreeEntry, b: TreeEntry) -> bool:
+    """Whether ``b`` undid ``a`` exactly: a move back to where it came from, or the same
+    files at the same path made again (or deleted again)."""
+    if isinstance(a, Moved) and isinstance(b, Moved):
+        return (b.source, b.destination, b.folder) == (a.destination, a.source, a.folder)
+    if isinstance(a, Removed) and isinstance(b, Removed):
+        return (
+            a.back != b.back
+            and (a.path, a.folder) == (b.path, b.folder)
+            and {(f.path, f.key) for f in a.files} == {(f.path, f.key) for f in b.files}
+        )
+    return False
+
+
+def net_of(later: list[TreeEntry]) -> list[TreeEntry]:
+    """``later`` (oldest first) without the moves and deletions a later one undid, the
+    innermost pairs first: what still stands on top of the entry they came after."""
+    out: list[TreeEntry] = []
+    for x in later:
+        if out and inverse(out[-1], x):
+            out.pop()
+        else:
+            out.append(x)
+    return out
+
+
+def paths_of(e: Version | TreeEntry) -> tuple[str, ...]:
+    """The files or folders a change changed."""
+    return (e.path,) if isinstance(e, Version) else tree_paths(e)
+
+
+def overlaps(a: Version | TreeEntry, b: Version | TreeEntry) -> bool:
+    """Whether two changes changed the same file (or one a folder the other's file lies
+    in)."""
+    if isinstance(a, Version) and isinstance(b, Version):
+        return a.path == b.path
+    return any(under(p, q) or under(q, p) for p in paths_of(a) for q in paths_of(b))
 
 
 def find_versions(store: History, given: str, path: str | None = None) -> list[Version]:
@@ -80,12 +158,12 @@ def find_checkpoint(store: History, name: str, who: Owner | None) -> list[tuple[
 class Listed:
     """One change in a listing, with what the listing knows about it."""
 
-    version: Version
-    #: Whether it is the latest recorded change to its file.
+    version: Version | TreeEntry
+    #: Whether it is the latest recorded change to what it changed.
     latest: bool
     #: The latest checkpoint of its session before it, if any.
     checkpoint: Checkpoint | None
-    #: The next change to its file, if any.
+    #: The next change to its file, if any (a change of a file's text).
     following: Version | None
 
 
@@ -121,30 +199,43 @@ def list_changes(
     """The changes among ``entries`` (the index, oldest first) made by ``who``, to
     ``path`` (a file, or a folder and what it holds), placed after index ``after``;
     the newest ``limit`` of them, with the checkpoints among them. Sessions are told
-    apart by name and server instance (:class:`~steadyhand.history.store.Owner`)."""
-    latest: dict[str, Version] = {}
+    apart by name and server instance (:class:`~steadyhand.history.store.Owner`). Moves
+    and deletions are listed among the changes of the files they touched."""
     following: dict[int, Version] = {}  # by the place of the change it follows
-    at: dict[str, int] = {}  # the place of each file's latest change
+    at: dict[str, int] = {}  # the place of each file's latest change of its text
+    trees: list[int] = []  # the places of the moves and deletions
     last_cp: dict[Owner, tuple[int, Checkpoint]] = {}
-    matched: list[tuple[int, Version, tuple[int, Checkpoint] | None]] = []
+    matched: list[tuple[int, Version | TreeEntry, tuple[int, Checkpoint] | None]] = []
     for i, e in enumerate(entries):
         if isinstance(e, Checkpoint):
             last_cp[owner_of(e)] = (i, e)
             continue
-        prev = at.get(e.path)
-        if prev is not None:
-            following[prev] = e
-        latest[e.path] = e
-        at[e.path] = i
+        if isinstance(e, Version):
+            prev = at.get(e.path)
+            if prev is not None:
+                following[prev] = e
+            at[e.path] = i
+        else:
+            trees.append(i)
         if i <= after or (who is not None and not who.made(e)):
             continue
-        if path is not None and not under(e.path, path):
+        if path is not None and not any(under(p, path) or under(path, p) for p in paths_of(e)):
             continue
         placed = _latest(last_cp.get(owner_of(e)), last_cp.get(Owner(e.session)))
         matched.append((i, e, placed))
     window = matched[len(matched) - limit :] if limit < len(matched) else matched
+
+    def latest(i: int, e: Version | TreeEntry) -> bool:
+        if isinstance(e, Version):
+            if at[e.path] != i:
+                return False
+            later = (entries[j] for j in trees if j > i)
+        else:
+            later = (entries[j] for j in range(i + 1, len(entries)))
+        return not any(isinstance(x, Version | Moved | Removed) and overlaps(e, x) for x in later)
+
     listed = [
-        Listed(v, latest[v.path] is v, cp[1] if cp else None, following.get(i))
+        Listed(v, latest(i, v), cp[1] if cp else None, following.get(i))
         for i, v, cp in reversed(window)
     ]
     owners = {owner_of(v) for _, v, _ in window} | ({who} if who else set())

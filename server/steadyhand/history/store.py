@@ -159,7 +159,87 @@ class Checkpoint:
     instance: str | None = None
 
 
-Entry = Version | Checkpoint
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """A file or folder Steadyhand moved (renamed): from ``source`` to ``destination``.
+
+    A move is taken back by moving it back (nothing of its content is needed), so only
+    what it replaced is kept: the file an ``overwrite`` replaced at ``destination``."""
+
+    id: str
+    source: str
+    destination: str
+    time: float
+    session: str
+    #: "move", or "undo" / "rewind" when it moved something back.
+    tool: str
+    #: Whether a folder was moved.
+    folder: bool
+    #: How many files moved (1 for a file).
+    files: int
+    #: A moved file's text as a model sees it (view hash; None: a folder, or not text).
+    view: str | None = None
+    #: A moved file's size.
+    size: int = 0
+    #: Blob key of the bytes of the file the move replaced at ``destination`` (None: it
+    #: replaced nothing, or they could not be kept).
+    replaced: str | None = None
+    #: Whether the move replaced a file (``overwrite``).
+    replaced_existed: bool = False
+    replaced_view: str | None = None
+    replaced_size: int = 0
+    replaced_mode: int = 0
+    instance: str | None = None
+    #: The folders the move made on the way to ``destination`` (taking it back removes
+    #: them again, when they are empty).
+    made: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class KeptFile:
+    """One file of a :class:`Removed` entry: where it is under the entry's path (``""``:
+    the path itself), its bytes' blob key (None: not kept), size, permission bits and
+    the hash of its text as a model sees it (None: not text)."""
+
+    path: str
+    key: str | None
+    size: int
+    mode: int
+    view: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Removed:
+    """Files and folders Steadyhand deleted (``back``: made again, byte for byte: the
+    undo of a deletion). Every file's bytes are kept, with its permission bits."""
+
+    id: str
+    #: The file or folder deleted (or made again).
+    path: str
+    time: float
+    session: str
+    #: "delete", or "undo" / "rewind".
+    tool: str
+    #: Whether ``path`` is a folder.
+    folder: bool
+    #: Every file, under ``path``.
+    files: tuple[KeptFile, ...]
+    #: Every folder inside ``path`` (relative, parents first; ``path`` itself not listed).
+    folders: tuple[str, ...] = ()
+    #: False: deleted; True: made again.
+    back: bool = False
+    #: The lines of the text files (for listings).
+    lines: int = 0
+    instance: str | None = None
+
+    def under(self, rel: str) -> str:
+        """The real path of the file or folder ``rel`` (``""``: :attr:`path` itself)."""
+        return os.path.join(self.path, rel) if rel else self.path
+
+
+#: A change to the tree: a move, or a deletion (or its undo).
+TreeEntry = Moved | Removed
+Entry = Version | Checkpoint | Moved | Removed
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +266,15 @@ def owner_of(e: Entry) -> Owner:
     return Owner(e.session, e.instance)
 
 
-_FIELDS = {cls: tuple(f.name for f in fields(cls)) for cls in (Version, Checkpoint)}
+_KINDS_BY_TAG: dict[str, type[Version] | type[Checkpoint] | type[Moved] | type[Removed]] = {
+    "change": Version,
+    "checkpoint": Checkpoint,
+    "move": Moved,
+    "remove": Removed,
+}
+_TAGS = {cls: tag for tag, cls in _KINDS_BY_TAG.items()}
+_PATH_LISTS_OF: dict[type, tuple[str, ...]] = {Moved: ("made",)}
+_FIELDS = {cls: tuple(f.name for f in fields(cls)) for cls in _TAGS}
 _KNOWN = {cls: frozenset(names) for cls, names in _FIELDS.items()}
 
 
@@ -194,22 +282,27 @@ def _entry_from(obj: dict[str, Any]) -> Entry | None:
     """The entry of an index line. Fields this version does not know (written by a newer
     one) are left out; a field it added is missing from older lines and takes its default."""
     kind = obj.pop("t", None)
-    cls: type[Version] | type[Checkpoint]
-    if kind == "change":
-        cls = Version
-    elif kind == "checkpoint":
-        cls = Checkpoint
-    else:
+    cls = _KINDS_BY_TAG.get(kind) if isinstance(kind, str) else None
+    if cls is None:
         return None
+    if cls is Removed:
+        return _removed_from(obj)
     known = _KNOWN[cls]
     if not known.issuperset(obj):
         obj = {k: v for k, v in obj.items() if k in known}
     if not _well_typed(cls, obj):
         return None  # not an entry a store wrote (a damaged or foreign line)
+    for name in _PATH_LISTS.get(cls, ()):
+        if name in obj:
+            obj[name] = tuple(obj[name])
     try:
         return cls(**obj)
     except TypeError:
         return None
+
+
+#: Fields holding a list of paths (a JSON list of strings; a tuple in the entry).
+_PATH_LISTS: dict[type, tuple[str, ...]] = _PATH_LISTS_OF
 
 
 #: What each field of an entry may hold, by its annotation; numbers within these bounds
@@ -225,15 +318,21 @@ _MAX_NUMBER = 1 << 62
 _MAX_TIME = 1e11  # the year 5138
 
 
-def _well_typed(cls: type, obj: dict[str, Any]) -> bool:
+def _well_typed(cls: type, obj: dict[str, Any], skip: tuple[str, ...] = ()) -> bool:
     """Whether every field of ``obj`` has its annotation's type (a field with a default
-    may be missing), numbers within bounds."""
+    may be missing), numbers within bounds (``skip``: fields checked by the caller)."""
     for f in fields(cls):
+        if f.name in skip:
+            continue
         if f.name not in obj:
             if f.default is MISSING:
                 return False
             continue
         value = obj[f.name]
+        if str(f.type) == "tuple[str, ...]":
+            if not (isinstance(value, list) and all(isinstance(x, str) for x in value)):
+                return False
+            continue
         kinds = _KINDS.get(str(f.type))
         if kinds is None or not isinstance(value, kinds):
             return False
@@ -246,20 +345,68 @@ def _well_typed(cls: type, obj: dict[str, Any]) -> bool:
     return True
 
 
+def _removed_from(obj: dict[str, Any]) -> Removed | None:
+    """The :class:`Removed` entry of an index line: its files are ``[path, key, size,
+    mode, view]`` lists and its folders paths; None when the line is not one a store
+    wrote."""
+    raw_files, raw_folders = obj.pop("files", None), obj.pop("folders", [])
+    if not isinstance(raw_files, list) or not isinstance(raw_folders, list):
+        return None
+    kept: list[KeptFile] = []
+    for item in raw_files:
+        if not (isinstance(item, list) and len(item) == 5):
+            return None
+        rel, key, size, mode, view = item
+        if not (
+            isinstance(rel, str)
+            and (key is None or isinstance(key, str))
+            and isinstance(size, int)
+            and not isinstance(size, bool)
+            and 0 <= size <= _MAX_NUMBER
+            and isinstance(mode, int)
+            and not isinstance(mode, bool)
+            and 0 <= mode <= 0o7777
+            and (view is None or isinstance(view, str))
+        ):
+            return None
+        kept.append(KeptFile(rel, key, size, mode, view))
+    if not all(isinstance(f, str) for f in raw_folders):
+        return None
+    known = _KNOWN[Removed] - {"files", "folders"}
+    obj = {k: v for k, v in obj.items() if k in known}
+    obj["files"], obj["folders"] = (), ()
+    if not _well_typed(Removed, obj, skip=("files", "folders")):
+        return None
+    try:
+        return dataclasses.replace(Removed(**obj), files=tuple(kept), folders=tuple(raw_folders))
+    except TypeError:
+        return None
+
+
 #: Fields added after the first format, left out of a line when they say nothing.
 _OPTIONAL = ("after", "instance", "after_encoding")
+#: Fields of the newer kinds left out when they say nothing (an empty list).
+_EMPTY_LISTS = ("made",)
 
 
 def _entry_line(entry: Entry) -> bytes:
     """The entry's line in the index: JSON and a newline, UTF-8. A file name that is not
     valid UTF-8 (its odd bytes decoded as lone surrogates) keeps its bytes as they were."""
-    kind = "change" if isinstance(entry, Version) else "checkpoint"
-    obj: dict[str, Any] = {"t": kind}
+    obj: dict[str, Any] = {"t": _TAGS[type(entry)]}
     for name in _FIELDS[type(entry)]:
         obj[name] = getattr(entry, name)
+    if isinstance(entry, Removed):
+        obj["files"] = [[f.path, f.key, f.size, f.mode, f.view] for f in entry.files]
+        obj["folders"] = list(entry.folders)
     for name in _OPTIONAL:  # lines as before these fields came, where they say nothing
         if name in obj and obj[name] is None:
             del obj[name]
+    for name in _EMPTY_LISTS:
+        if name in obj:
+            if obj[name]:
+                obj[name] = list(obj[name])
+            else:
+                del obj[name]
     if orjson is not None:
         try:
             return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
@@ -595,6 +742,11 @@ class HistoryStore:
         self.flush()
         return [e for e in self._entries[position + 1 :] if isinstance(e, Version)]
 
+    def entries_since(self, position: int) -> list[Version | TreeEntry]:
+        """The changes after ``position``, moves and deletions included, oldest first."""
+        self.flush()
+        return [e for e in self._entries[position + 1 :] if not isinstance(e, Checkpoint)]
+
     # -- blobs ----------------------------------------------------------------------
 
     def _scan(self) -> dict[str, tuple[int, float]]:
@@ -631,6 +783,17 @@ class HistoryStore:
                 if self._reuse(key):
                     return key
         data = text.encode("utf-8", "surrogatepass")
+        if len(data) > self.max_file_bytes:
+            return None
+        with self._lock:
+            key = self._put(data)
+        self.compress_soon()
+        return key
+
+    def put_bytes(self, data: bytes) -> str | None:
+        """Keep ``data`` as it is (a file deleted or replaced by a move, kept byte for
+        byte whatever it holds); its key (the hash of the bytes: the same key a text whose
+        UTF-8 is those bytes has), or None when over the per-file limit or the budget."""
         if len(data) > self.max_file_bytes:
             return None
         with self._lock:
@@ -727,6 +890,16 @@ class HistoryStore:
 
     def get_text(self, key: str) -> str | None:
         """The text kept under ``key``, or None if it is gone or damaged."""
+        data = self.get_bytes(key)
+        if data is None:
+            return None
+        try:
+            return data.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:  # the bytes of a file kept as they were: no text
+            return None
+
+    def get_bytes(self, key: str) -> bytes | None:
+        """The bytes kept under ``key``, or None if they are gone or damaged."""
         path = self._blob_path(key)
         try:
             with os.fdopen(open_regular(path, os.O_RDONLY), "rb") as f:
@@ -743,7 +916,7 @@ class HistoryStore:
             self._drop(key, path)  # so that the next change keeping this text writes it anew
             return None
         self._touch(key, path, time.time())
-        return data.decode("utf-8", "surrogatepass")
+        return data
 
     def _drop(self, key: str, path: str) -> None:
         with self._lock:

@@ -30,7 +30,10 @@ from steadyhand.history.store import (
     Checkpoint,
     Entry,
     HistoryStore,
+    Moved,
     Owner,
+    Removed,
+    TreeEntry,
     Version,
     id_matches,
     new_id,
@@ -206,6 +209,36 @@ class History:
                     return text
         return None
 
+    def get_bytes(self, key: str) -> bytes | None:
+        """The bytes kept under ``key`` in any store, None if none has them intact."""
+        for s in self._all():
+            if s.has(key):
+                data = s.get_bytes(key)
+                if data is not None:
+                    return data
+        return None
+
+    # -- changes to the tree ------------------------------------------------------------
+
+    def tree_entries(self, path: str, who: Owner | None = None) -> list[TreeEntry]:
+        """The moves and deletions that touched ``path`` (it, or a file or folder inside
+        it, or one it lies in, at either end of a move), oldest first (only ``who``'s, if
+        given). Every store is read: a move may lead from one folder's store to another's."""
+        return [
+            e
+            for e in self.entries
+            if isinstance(e, Moved | Removed) and touches(e, path) and (who is None or who.made(e))
+        ]
+
+    def last_entry(self, path: str, who: Owner | None = None) -> Version | TreeEntry | None:
+        """The latest change to ``path``: a change of its text, or a move or deletion
+        that touched it."""
+        found: list[Version | TreeEntry] = [
+            *self.versions(path, who),
+            *self.tree_entries(path, who),
+        ]
+        return max(found, key=lambda e: e.time, default=None)
+
     # -- checkpoints ------------------------------------------------------------------
 
     def add_checkpoint(self, who: Owner, label: str) -> Checkpoint:
@@ -247,6 +280,20 @@ class History:
         labelled = [cp for cp in mine if cp.label == name]
         return labelled[-1:]
 
+    def entries_since(self, cp: Checkpoint) -> list[Version | TreeEntry] | None:
+        """Every change recorded after ``cp``, moves and deletions included, oldest first;
+        None when a store compacted its index past the checkpoint."""
+        parts: list[list[Version | TreeEntry]] = []
+        for s in self._all():
+            at = s.position(cp)
+            if at is not None:
+                parts.append(s.entries_since(at))
+            elif s.compacted_through >= cp.time:
+                return None
+            else:
+                parts.append([v for v in s.entries_since(-1) if v.time >= cp.time])
+        return _entries_by_time(parts)
+
     def changes_since(self, cp: Checkpoint) -> list[Version] | None:
         """Every change recorded after ``cp``, oldest first; None when a store compacted
         its index past the checkpoint (changes after it may be gone)."""
@@ -260,6 +307,22 @@ class History:
             else:  # a folder added since the checkpoint: its changes after that time
                 parts.append([v for v in s.changes_since(-1) if v.time >= cp.time])
         return _by_time(parts)
+
+
+def _entries_by_time(parts: Iterable[list[Version | TreeEntry]]) -> list[Version | TreeEntry]:
+    return list(heapq.merge(*parts, key=lambda v: v.time))
+
+
+def tree_paths(e: TreeEntry) -> tuple[str, ...]:
+    """The files or folders a move or a deletion changed: both ends of a move, the path a
+    deletion took away (or made again)."""
+    return (e.source, e.destination) if isinstance(e, Moved) else (e.path,)
+
+
+def touches(e: TreeEntry, path: str) -> bool:
+    """Whether the move or deletion ``e`` changed ``path``: ``path`` is one of its paths,
+    lies inside one, or holds one."""
+    return any(_holds(p, path) or _holds(path, p) for p in tree_paths(e))
 
 
 def _folders(store: HistoryStore) -> tuple[str, ...]:

@@ -20,6 +20,8 @@ LIST: Final = "steadyhand.list"
 SEARCH: Final = "steadyhand.search"
 INFO: Final = "steadyhand.info"
 CREATE_DIRECTORY: Final = "steadyhand.createDirectory"
+MOVE: Final = "steadyhand.move"
+DELETE: Final = "steadyhand.delete"
 
 #: Every command the server advertises in ``executeCommandProvider``.
 ALL_COMMANDS: Final[tuple[str, ...]] = (
@@ -41,6 +43,8 @@ ALL_COMMANDS: Final[tuple[str, ...]] = (
     SEARCH,
     INFO,
     CREATE_DIRECTORY,
+    MOVE,
+    DELETE,
 )
 
 #: Server -> client request asking the editor to save documents (see docs/protocol.md).

@@ -34,6 +34,9 @@ class ErrorCode(StrEnum):
     SYNTAX_ERROR = "syntax_error"
     INVALID_PATTERN = "invalid_pattern"
     FILE_IN_USE = "file_in_use"
+    UNSAVED_CHANGES = "unsaved_changes"
+    NOT_EMPTY = "not_empty"
+    EXISTS = "exists"
 
 
 class ToolError(Exception):

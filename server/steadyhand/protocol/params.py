@@ -471,6 +471,70 @@ class CreateDirectoryParams:
 
 
 @dataclass(frozen=True, slots=True)
+class MoveParams:
+    source_path: Annotated[
+        str,
+        _path(
+            "The file or folder to move or rename, absolute or relative to the first "
+            "workspace folder."
+        ),
+    ]
+    destination_path: Annotated[
+        str,
+        _path(
+            "Its new path, the new name included (not the folder to put it in), absolute "
+            "or relative to the first workspace folder. Missing folders on the way are made."
+        ),
+    ]
+    overwrite: Annotated[
+        bool,
+        Arg(
+            "Replace a file already at destination_path (you must have read it; what it "
+            "held is kept in history). A folder never replaces anything."
+        ),
+    ] = False
+    session: Annotated[str, _OWN_SESSION] = DEFAULT_SESSION
+    dry_run: Annotated[bool, Arg("Run every check and say what would move, moving nothing.")] = (
+        False
+    )
+
+    ALIASES: ClassVar[dict[str, str]] = {
+        "old_path": "source_path",
+        "new_path": "destination_path",
+        "source": "source_path",
+        "destination": "destination_path",
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteParams:
+    file_path: Annotated[
+        str,
+        _path("The file or folder to delete, absolute or relative to the first workspace folder."),
+    ]
+    recursive: Annotated[
+        bool,
+        Arg(
+            "Delete a folder that is not empty, with everything in it (up to the "
+            "maxDeleteFiles setting, 1,000 files by default)."
+        ),
+    ] = False
+    force: Annotated[
+        bool,
+        Arg(
+            "Delete even files you have not read in this session or that changed since "
+            "(their content is kept in history all the same)."
+        ),
+    ] = False
+    session: Annotated[str, _OWN_SESSION] = DEFAULT_SESSION
+    dry_run: Annotated[
+        bool, Arg("Run every check and say what would be deleted, deleting nothing.")
+    ] = False
+
+    ALIASES: ClassVar[dict[str, str]] = {"path": "file_path"}
+
+
+@dataclass(frozen=True, slots=True)
 class NotebookEditParams:
     file_path: Annotated[str, _path("Absolute path of the notebook (.ipynb).")]
     #: The cell to replace or delete, or to insert after (insert without it: at the top).

@@ -374,6 +374,31 @@ class Session:
     def drop(self, path: str) -> None:
         self._records.pop(path)
 
+    def moved(self, source: str, destination: str) -> int:
+        """The records of ``source`` and of every file inside it follow it to
+        ``destination`` (a file or folder renamed: the texts are what they were, so what
+        was read stays read, in its place in the use order); how many moved."""
+        inside = source.rstrip("/") + "/"
+        n = 0
+        for path in [p for p in self.paths() if p == source or p.startswith(inside)]:
+            data = self._records.get(path, touch=False)
+            if data is None:
+                continue
+            new = destination + path[len(source) :]
+            self._records.pop(path)
+            self._records.set(new, data)
+            if self._own_reads is not None and path in self._own_reads:
+                self._own_reads.discard(path)
+                self._own_reads.add(new)
+            n += 1
+        return n
+
+    def drop_under(self, path: str) -> None:
+        """Forget ``path`` and every file inside it (deleted)."""
+        inside = path.rstrip("/") + "/"
+        for p in [p for p in self.paths() if p == path or p.startswith(inside)]:
+            self._records.pop(p)
+
     def fork(self, name: str, *, read_only: bool = False) -> Session:
         child = Session(name, self.max_files, read_only=read_only)
         child._records = self._records.copy()
@@ -512,6 +537,16 @@ class SessionRegistry:
             s.replace(rec.replace(stale=True, last_read=None))
             n += 1
         return n
+
+    def moved(self, source: str, destination: str) -> int:
+        """Every session's records of ``source`` (and inside it) follow it to
+        ``destination``; how many moved."""
+        return sum(s.moved(source, destination) for s in self._sessions.values())
+
+    def dropped_under(self, path: str) -> None:
+        """Every session forgets ``path`` and what lay inside it (deleted)."""
+        for s in self._sessions.values():
+            s.drop_under(path)
 
     def records(self, path: str) -> list[FileRecord]:
         """Every session's record of ``path`` (none counted as used)."""

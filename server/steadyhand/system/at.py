@@ -162,6 +162,9 @@ if sys.platform == "win32":
     def unlink(name: str, dfd: int | None) -> None:
         os.unlink(_at(dfd, name))
 
+    def rmdir(name: str, dfd: int | None) -> None:
+        os.rmdir(_at(dfd, name))
+
     def rename(src: str, dst: str, dfd: int | None) -> None:
         """Rename to a new name (Windows refuses an existing one; POSIX would replace
         it: callers pick names nobody else uses)."""
@@ -230,6 +233,9 @@ else:
 
     def unlink(name: str, dfd: int | None) -> None:
         os.unlink(name, dir_fd=dfd)
+
+    def rmdir(name: str, dfd: int | None) -> None:
+        os.rmdir(name, dir_fd=dfd)
 
     def rename(src: str, dst: str, dfd: int | None) -> None:
         """Rename to a new name (callers pick names nobody else uses)."""

@@ -7,7 +7,9 @@
   ``MoveFileExW`` without ``MOVEFILE_REPLACE_EXISTING``;
 - replace: ``renameat`` on POSIX; on Windows ``ReplaceFileW`` (the file keeps its ACL,
   attributes and streams), or ``MoveFileExW(MOVEFILE_REPLACE_EXISTING |
-  MOVEFILE_WRITE_THROUGH)`` where nothing is there yet.
+  MOVEFILE_WRITE_THROUGH)`` where nothing is there yet;
+- from one folder to another (a move): ``renameat2`` and ``renameatx_np`` with both
+  folders' descriptors, ``MoveFileExW`` on Windows (:func:`rename_between`).
 
 Where a call is missing (an old kernel, a C library without the symbol, a file system
 that refuses the flag) :func:`rename_flags` raises ``OSError`` with ``ENOSYS`` or
@@ -213,6 +215,69 @@ if sys.platform != "win32":
     def replace(src: str, dst: str, dfd: int | None = None) -> None:
         """Put ``src`` in place of ``dst`` in one step (``dst`` may not exist)."""
         os.replace(src, dst, src_dir_fd=dfd, dst_dir_fd=dfd)
+
+
+# -- a rename from one folder to another -------------------------------------------------
+
+if sys.platform == "linux":
+
+    def rename_between(src_dfd: int, src: str, dst_dfd: int, dst: str, flags: int = 0) -> None:
+        """Rename ``src`` in the folder ``src_dfd`` to ``dst`` in ``dst_dfd`` in one step
+        (``renameat2``): ``RENAME_NOREPLACE`` never replaces, ``RENAME_EXCHANGE`` swaps the
+        two. ``OSError(EXDEV)`` across volumes; ``ENOSYS``/``EINVAL`` where a flag cannot
+        be had (the caller checks right before a plain rename instead)."""
+        if not flags:
+            os.rename(src, dst, src_dir_fd=src_dfd, dst_dir_fd=dst_dfd)
+            return
+        if _renameat2 is None:
+            raise OSError(errno.ENOSYS, "renameat2 is not available", src)
+        if _renameat2(src_dfd, os.fsencode(src), dst_dfd, os.fsencode(dst), flags) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, os.strerror(err), src)
+
+elif sys.platform == "darwin":
+
+    def rename_between(src_dfd: int, src: str, dst_dfd: int, dst: str, flags: int = 0) -> None:
+        """``renameatx_np`` between two folders (``RENAME_EXCL``, ``RENAME_SWAP``)."""
+        if not flags:
+            os.rename(src, dst, src_dir_fd=src_dfd, dst_dir_fd=dst_dfd)
+            return
+        if _renameatx is None:
+            raise OSError(errno.ENOSYS, "renameatx_np is not available", src)
+        mac = (_RENAME_SWAP if flags & RENAME_EXCHANGE else 0) | (
+            _RENAME_EXCL if flags & RENAME_NOREPLACE else 0
+        )
+        if _renameatx(src_dfd, os.fsencode(src), dst_dfd, os.fsencode(dst), mac) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, os.strerror(err), src)
+
+elif sys.platform == "win32":
+
+    def rename_between(src_dfd: int, src: str, dst_dfd: int, dst: str, flags: int = 0) -> None:
+        """``MoveFileExW`` between two pinned folders (a file or a folder): without
+        ``MOVEFILE_REPLACE_EXISTING`` it never replaces; a swap is not to be had
+        (``ENOSYS``: the caller checks right before replacing instead)."""
+        a, b = at.full(src, src_dfd), at.full(dst, dst_dfd)
+        if flags & RENAME_EXCHANGE:
+            raise OSError(errno.ENOSYS, "no swap of two names across folders here", src)
+        how = win32.MOVEFILE_WRITE_THROUGH
+        if not flags & RENAME_NOREPLACE:
+            how |= win32.MOVEFILE_REPLACE_EXISTING
+        try:
+            _tried(lambda: win32.move(a, b, how), a)
+        except FileBusy:
+            raise
+        except OSError as exc:
+            if exc.errno == errno.EEXIST:
+                raise FileExistsError(errno.EEXIST, "the name exists", b) from None
+            raise
+
+else:
+
+    def rename_between(src_dfd: int, src: str, dst_dfd: int, dst: str, flags: int = 0) -> None:
+        if flags:
+            raise OSError(errno.ENOSYS, "no rename with flags on this system", src)
+        os.rename(src, dst, src_dir_fd=src_dfd, dst_dir_fd=dst_dfd)
 
 
 # -- one open in which no component may be a symbolic link ------------------------------

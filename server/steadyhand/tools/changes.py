@@ -9,16 +9,19 @@ from steadyhand.history.lookup import (
     after_key,
     before_kept,
     find_checkpoint,
+    find_entries,
     later_changes,
+    later_entries,
     list_changes,
 )
-from steadyhand.history.store import Checkpoint, Owner, Version
+from steadyhand.history.store import Checkpoint, Moved, Owner, Removed, TreeEntry, Version
 from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import ChangeParams, ChangesParams
 from steadyhand.protocol.results import Result, success
 from steadyhand.text.diff import whole_diff
 from steadyhand.text.lines import ending_stats, line_ending_name, to_view
+from steadyhand.tools import tree_history as trees
 from steadyhand.tools.versions import (
     clock,
     current_content,
@@ -134,18 +137,18 @@ def changes(ctx: ToolContext, p: ChangesParams) -> Result:
     lines: list[str] = []
     for x in listing.changes:
         v = x.version
+        if isinstance(v, Moved | Removed):
+            current = x.latest and trees.current(v)
+            item = trees.item_fields(ctx, store, v, is_current=current, checkpoint=x.checkpoint)
+            items.append(item)
+            lines.append(_line(ctx, v, trees.path_of(v), trees.describe(v), item))
+            continue
         current = x.latest and _is_current(ctx, v)
         restorable = _restorable(store, v, x.latest, x.following)
         items.append(
             item_fields(ctx, v, current=current, restorable=restorable, checkpoint=x.checkpoint)
         )
-        marks = [m for m, on in (("current", current), ("not restorable", not restorable)) if on]
-        mark = f"  ({'; '.join(marks)})" if marks else ""
-        elsewhere = " (another server)" if other_server(ctx, v) else ""
-        lines.append(
-            f"  {v.id}  {clock(v.time)}  session {v.session}{elsewhere}  {v.tool}  {v.path}  "
-            f"{describe(v)}{mark}"
-        )
+        lines.append(_line(ctx, v, v.path, describe(v), items[-1]))
     scope = []
     if p.session is not None:
         scope.append(f"by session {p.session!r}")
@@ -190,6 +193,22 @@ def changes(ctx: ToolContext, p: ChangesParams) -> Result:
     return success(message, changes=items, total=listing.total, checkpoints=checkpoints)
 
 
+def _line(
+    ctx: ToolContext, v: Version | TreeEntry, path: str, what: str, item: dict[str, object]
+) -> str:
+    """One change in the listing's message."""
+    marks = [
+        m
+        for m, on in (("current", item["current"]), ("not restorable", not item["restorable"]))
+        if on
+    ]
+    mark = f"  ({'; '.join(marks)})" if marks else ""
+    elsewhere = " (another server)" if other_server(ctx, v) else ""
+    return (
+        f"  {v.id}  {clock(v.time)}  session {v.session}{elsewhere}  {v.tool}  {path}  {what}{mark}"
+    )
+
+
 def _unknown_checkpoint(store: History, name: str, session: Owner | None) -> ToolError:
     known = [
         c.id + (f" ({c.label!r})" if c.label else "")
@@ -212,7 +231,12 @@ def _size_of(text: str) -> int:
 
 def change(ctx: ToolContext, p: ChangeParams) -> Result:
     store = require_history(ctx)
-    v = find_change(store, p.id, ctx.resolve(p.file_path).path if p.file_path is not None else None)
+    given = ctx.resolve(p.file_path).path if p.file_path is not None else None
+    found = find_entries(store, p.id, given)
+    tree = found[0] if len(found) == 1 and isinstance(found[0], Moved | Removed) else None
+    if tree is not None:
+        return _tree_change(ctx, store, tree)
+    v = find_change(store, p.id, given)
     ctx.resolve(v.path)  # today's rules: a path denied or outside the roots now is refused
     later = later_changes(store, v)
     following = later[0] if later else None
@@ -262,6 +286,20 @@ def change(ctx: ToolContext, p: ChangeParams) -> Result:
     return success(message, **fields, before=before, after=after, diff=diff, **sizes, **extra)
 
 
+def _tree_change(ctx: ToolContext, store: History, e: TreeEntry) -> Result:
+    """``change`` of a move or a deletion."""
+    ctx.resolve(trees.path_of(e))  # today's rules
+    later = later_entries(store, e)
+    fields = trees.item_fields(
+        ctx,
+        store,
+        e,
+        is_current=not later and trees.current(e),
+        checkpoint=_checkpoint_before(store, e),
+    )
+    return trees.change_answer(ctx, store, e, fields)
+
+
 def _storage(v: Version, before: str | None, after: str | None) -> tuple[str, dict[str, object]]:
     """What a change did besides its lines, which a diff of LF texts does not show: a
     switch of line endings, of encoding or byte-order mark (a sentence, and fields)."""
@@ -278,12 +316,12 @@ def _storage(v: Version, before: str | None, after: str | None) -> tuple[str, di
     return (f" It also changed: {'; '.join(parts)}." if parts else ""), extra
 
 
-def _checkpoint_before(store: History, v: Version) -> Checkpoint | None:
+def _checkpoint_before(store: History, v: Version | TreeEntry) -> Checkpoint | None:
     """The latest checkpoint of ``v``'s session before ``v``."""
     found: Checkpoint | None = None
     mine = Owner(v.session, v.instance)
     for e in store.entries:
-        if isinstance(e, Version) and e == v:
+        if not isinstance(e, Checkpoint) and e == v:
             return found
         if isinstance(e, Checkpoint) and mine.made(e):
             found = e

@@ -12,14 +12,15 @@ A cancelled rewind still finishes (or rolls back) before the cancellation is ans
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.guards.protected import is_read_only
 from steadyhand.guards.syntax import syntax_clause, syntax_fields, syntax_summary
-from steadyhand.history.store import Checkpoint, Owner, Version, owner_of
-from steadyhand.history.stores import History
+from steadyhand.history.store import Checkpoint, Moved, Owner, Removed, TreeEntry, Version, owner_of
+from steadyhand.history.stores import History, touches
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.lists import MAX_LISTED, MAX_NAMED, list_fields, listed, named
 from steadyhand.protocol.params import CheckpointParams, RewindParams
@@ -29,6 +30,7 @@ from steadyhand.text.diff import changed_ranges, whole_diff
 from steadyhand.text.lines import count_lines, to_view
 from steadyhand.tools.mutation import Target, open_each, remove
 from steadyhand.tools.records import CHANGED_RANGES_MAX, diff_fields, omitted_note, short_diff
+from steadyhand.tools.rewind_tree import has_tree, rewind_with_tree
 from steadyhand.tools.versions import (
     DIFF_MAX_CHARS,
     clock,
@@ -138,15 +140,23 @@ def _changes(store: History, cp: Checkpoint, session: str) -> list[Version]:
     return changes
 
 
-def _plan_file(store: History, who: Owner, target: Target, changes: list[Version]) -> _Plan | str:
-    """What to do for one file, or why it is skipped."""
+def _plan_file(
+    store: History,
+    who: Owner,
+    target: Target,
+    changes: list[Version],
+    trees: Sequence[TreeEntry] = (),
+) -> _Plan | str:
+    """What to do for one file, or why it is skipped (``trees``: the moves and deletions
+    other sessions made since the checkpoint)."""
     path = target.path
     refused = target.refused  # the rules of today: confinement, deny globs, links since
     if target.moved:
         return "its path now leads elsewhere (through a symbolic link)"
     if refused is not None and refused.code in _NOT_NOW:
         return f"agents may not change it now ({refused.code})"
-    others = list(dict.fromkeys(owner_of(v) for v in changes if not who.made(v)))
+    moved = [owner_of(t) for t in trees if touches(t, path)]
+    others = list(dict.fromkeys([*(owner_of(v) for v in changes if not who.made(v)), *moved]))
     if others:
         names = ", ".join(
             repr(o.session)
@@ -184,6 +194,9 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
             "nothing was rewound. Report what you would restore instead.",
             session=p.session,
         )
+    since = store.entries_since(cp)
+    if since is not None and has_tree(since, who):
+        return await rewind_with_tree(ctx, store, cp, p, who, since)
     locked = _mine(_changes(store, cp, p.session), who)
     named = f" ({cp.label!r})" if cp.label else ""
     if not locked:
@@ -202,6 +215,11 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
         # While the locks were awaited, another server sharing the store may have
         # compacted the index, which moves every entry: find the checkpoint again.
         changes = _changes(store, cp, p.session)
+        others_trees = [
+            e
+            for e in store.entries_since(cp) or []
+            if isinstance(e, Moved | Removed) and not who.made(e)
+        ]
         plans: list[_Plan] = []
         skipped: list[dict[str, str]] = []
         unchanged: list[str] = []
@@ -211,7 +229,9 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
                 skipped.append({"path": path, "reason": reason})
                 continue
             target = targets[path]
-            outcome = _plan_file(store, who, target, [v for v in changes if v.path == path])
+            outcome = _plan_file(
+                store, who, target, [v for v in changes if v.path == path], others_trees
+            )
             if isinstance(outcome, str):
                 skipped.append({"path": path, "reason": outcome})
                 continue

@@ -12,6 +12,10 @@ goes through here:
   then the editor or the disk) and moves the session's record to the result, so the
   agent can change the file again without reading it.
 * :func:`preview` runs the checks a real commit runs, for a dry run, changing nothing.
+* :func:`move`, :func:`remove_tree` and :func:`restore_tree` hand a change to the tree
+  (a move, a deletion, the undo of one) to the world, holding the locks of every path it
+  touches (:func:`hold_tree`), and keep every session's records true: they follow a
+  move, and are forgotten with what a deletion took away.
 
 A tool is then its planning and its message.
 """
@@ -30,7 +34,7 @@ from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, prime_endings
 from steadyhand.formats import notebook as nb_fmt
 from steadyhand.fs.reader import encode_or_refuse
-from steadyhand.guards.protected import check_writable
+from steadyhand.guards.protected import check_tree, check_writable
 from steadyhand.guards.secrets import Finding, Unscanned
 from steadyhand.guards.syntax import SyntaxReport, check_syntax
 from steadyhand.paths.resolve import ResolvedPath
@@ -50,7 +54,7 @@ from steadyhand.tools.records import (
     require_read,
 )
 from steadyhand.tools.suggest import not_found
-from steadyhand.world import Applied, Change
+from steadyhand.world import Applied, Change, Move, Removal, Restoration, TreeApplied
 
 
 def encode(ctx: ToolContext, path: str, text: str, enc: Encoding) -> bytes:
@@ -446,3 +450,69 @@ async def make_folders(ctx: ToolContext, folder: str, *, session: str) -> list[s
     check_writable(ctx, folder, session)
     async with ctx.locks.hold(folder):
         return await asyncio.to_thread(lambda: ctx.world.make_folders(folder))
+
+
+def may_change_tree(ctx: ToolContext, paths: list[str], session: str, *, within: str) -> None:
+    """Refuse early (``read_only``, ``denied``, ``protected``) a move or deletion of
+    ``within`` that would change one of ``paths``; the guards check it again."""
+    check_tree(ctx, paths, session, within=within)
+
+
+@asynccontextmanager
+async def hold_tree(ctx: ToolContext, paths: Iterable[str]) -> AsyncIterator[None]:
+    """Hold the locks of ``paths`` (in order of path: two such calls never wait for each
+    other), so no change of one of them is under way while the tree changes."""
+    async with AsyncExitStack() as stack:
+        for path in sorted(set(paths)):
+            await stack.enter_async_context(ctx.locks.hold(path))
+        yield
+
+
+async def _after_earlier_answers() -> None:
+    """Let what earlier changes put off until after their answer run first (the removal
+    of the copy a write displaced, beside the file): a move or a deletion that comes next
+    in the same call (an undo, a rewind) would otherwise carry it along or find its
+    folder not empty."""
+    await asyncio.sleep(0)
+
+
+async def move(ctx: ToolContext, op: Move) -> TreeApplied:
+    """Move through the world; every session's records of what moved follow it, so what
+    was read stays read at the new path (the texts are what they were)."""
+    await _after_earlier_answers()
+    applied = await ctx.world.move(op)
+    if op.replaced is not None:  # what was read of the file replaced is of other text
+        for s in ctx.sessions:
+            s.drop(op.destination)
+    ctx.sessions.moved(op.source, op.destination)
+    return applied
+
+
+async def remove_tree(ctx: ToolContext, op: Removal) -> TreeApplied:
+    """Delete through the world (every file kept in history first); every session
+    forgets what was deleted."""
+    await _after_earlier_answers()
+    applied = await ctx.world.remove(op)
+    ctx.sessions.dropped_under(op.path)
+    return applied
+
+
+async def restore_tree(ctx: ToolContext, op: Restoration) -> TreeApplied:
+    """Make the files of ``op`` again through the world; the session that did it knows
+    the text files it made (it can edit them without reading them again), as after any
+    undo."""
+    applied = await ctx.world.restore(op)
+    session = ctx.sessions.get(op.session)
+    for f in op.files[:_RECORDS_AFTER_RESTORE]:
+        if f.view is None:
+            continue
+        try:
+            snap = ctx.snapshot(f.path)
+        except ToolError:
+            continue
+        session.put(record_for(snap, full_range(snap), None, remember(ctx, snap)))
+    return applied
+
+
+#: The most files made again whose records the session gets (each is read for it).
+_RECORDS_AFTER_RESTORE = 100

@@ -85,6 +85,8 @@ _ANSWERS: dict[str, ToolFn | str] = {
     names.SEARCH: "search:search",
     names.INFO: "info:info",
     names.CREATE_DIRECTORY: "create_directory:create_directory",
+    names.MOVE: "move:move",
+    names.DELETE: "delete:delete",
     names.PING: _ping,
 }
 

@@ -16,8 +16,14 @@ from __future__ import annotations
 from steadyhand.apply.history import encoding_from_label
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, mixed_view
-from steadyhand.history.lookup import after_key, later_changes
-from steadyhand.history.store import Version
+from steadyhand.history.lookup import (
+    after_key,
+    find_entries,
+    later_changes,
+    later_entries,
+    net_of,
+)
+from steadyhand.history.store import Moved, Removed, Version
 from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import UndoParams
@@ -27,6 +33,7 @@ from steadyhand.text.encoding import Encoding
 from steadyhand.text.lines import count_lines, to_view
 from steadyhand.text.revert import Conflict, RawReverted, describe_lines, revert_raw
 from steadyhand.text.splices import Splice, apply_splices, raw_splices
+from steadyhand.tools import tree_history as trees
 from steadyhand.tools.mutation import Target, commit, encode, open_target, reached, remove, told
 from steadyhand.tools.records import diff_fields, total_lines
 from steadyhand.tools.versions import (
@@ -52,6 +59,10 @@ async def undo(ctx: ToolContext, p: UndoParams) -> Result:
         return await take_back(ctx, p, p.id)
     store = require_history(ctx)
     assert p.file_path is not None  # UndoParams asks for it when there is no id
+    who = owner(ctx, p.session) if p.session else None
+    last = store.last_entry(ctx.resolve(p.file_path).path, who)
+    if isinstance(last, Moved | Removed):  # the file's last change moved or deleted it
+        return await trees.undo_entry(ctx, store, last, session=p.session, force=p.force)
     async with open_target(
         ctx, p.file_path, p.session, "undo", include_diff=p.include_diff, accepts="version"
     ) as target:
@@ -201,7 +212,21 @@ async def take_back(ctx: ToolContext, p: UndoParams, change_id: str) -> Result:
     """Take back the one change ``change_id``."""
     store = require_history(ctx)
     given = ctx.resolve(p.file_path).path if p.file_path is not None else None
+    found = find_entries(store, change_id, given)
+    if len(found) == 1 and isinstance(found[0], Moved | Removed):
+        tree = found[0]
+        # later moves or deletions build on it; later text changes do not stand in the
+        # way: a move takes them back along with it, and a deletion made again checks
+        # that its files are still what it made
+        # (a later one undone since, as a deletion made again, builds on nothing)
+        after = net_of([x for x in later_entries(store, tree) if isinstance(x, Moved | Removed)])
+        if after:
+            raise trees.refuse_after(ctx, tree, after)
+        return await trees.undo_entry(ctx, store, tree, session=p.session, force=p.force)
     v = find_change(store, change_id, given)
+    moved_since = net_of([x for x in later_entries(store, v) if isinstance(x, Moved | Removed)])
+    if moved_since:
+        raise _moved_since(ctx, v, moved_since)
     async with open_target(
         ctx,
         v.path,
@@ -217,6 +242,25 @@ async def take_back(ctx: ToolContext, p: UndoParams, change_id: str) -> Result:
         if not later:
             return await undo_version(target, store, v, force=p.force)
         return await _revert(target, store, v, later)
+
+
+def _moved_since(ctx: ToolContext, v: Version, later: list[Moved | Removed]) -> ToolError:
+    """``conflict`` for a change to a file moved or deleted since (that later change is
+    to be taken back first)."""
+    last = later[-1]
+    what = "moved" if isinstance(last, Moved) else "deleted" if not last.back else "made again"
+    who = f"the {v.tool} by {whose(ctx, v)} at {clock(v.time)}"
+    return ToolError(
+        ErrorCode.CONFLICT,
+        f"{who[0].upper()}{who[1:]} (change {v.id}) cannot be taken back on its own: "
+        f"{v.path} was {what} since (change {last.id}, the {last.tool} by "
+        f"{whose(ctx, last)} at {clock(last.time)}); nothing was changed. Take that back "
+        "first (undo with its id), then retry.",
+        path=v.path,
+        version=v.id,
+        later=[x.id for x in later],
+        lines=[],
+    )
 
 
 def _later_names(ctx: ToolContext, later: list[Version]) -> str:

@@ -11,7 +11,7 @@ from steadyhand.apply.history import encoding_from_label
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, from_raw_anyway
 from steadyhand.history.lookup import find_versions
-from steadyhand.history.store import Entry, Owner, Version
+from steadyhand.history.store import Entry, Owner, TreeEntry, Version
 from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.lists import list_fields
@@ -65,7 +65,7 @@ def other_server(ctx: ToolContext, e: Entry) -> bool:
     return e.instance is not None and e.instance != ctx.sessions.instance
 
 
-def entry_fields(ctx: ToolContext, v: Version) -> dict[str, object]:
+def entry_fields(ctx: ToolContext, v: Version | TreeEntry) -> dict[str, object]:
     """The fields every listing gives a recorded change: its id, time, session (and
     whether another server's) and tool."""
     return {

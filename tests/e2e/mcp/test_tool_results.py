@@ -182,6 +182,24 @@ async def test_every_tools_results_fit_its_output_schema(ws: Path, env: dict[str
         assert (await call("undo"))["error"] == "invalid_params"
         assert (await call("undo", file_path="gone.py"))["ok"] is False
 
+        # move_file, delete_file, and a move and a deletion in changes, change and undo
+        moved = await call("move_file", source_path="made.py", destination_path="lib/made.py")
+        assert moved["ok"] and moved["change_id"], moved
+        assert (await call("move_file", source_path="gone.py", destination_path="x.py"))[
+            "error"
+        ] == "not_found"
+        gone = await call("delete_file", file_path="lib", recursive=True)
+        assert gone["ok"] and gone["deleted"] == ["made.py"], gone
+        assert (await call("delete_file", file_path="gone.py"))["error"] == "not_found"
+        tree = (await call("changes", limit=2))["changes"]
+        assert [c["kind"] for c in tree] == ["delete", "move"], tree
+        for c in tree:
+            assert (await call("change", id=c["id"]))["ok"], c
+        back = await call("undo", id=gone["change_id"])
+        assert back["ok"] and back["type"] == "restore", back
+        back = await call("undo", id=moved["change_id"])
+        assert back["ok"] and back["type"] == "move", back
+
     listed_names = {t.name for t in listed}
     assert set(call.called) == listed_names, listed_names - set(call.called)
     for tool, outcomes in call.called.items():

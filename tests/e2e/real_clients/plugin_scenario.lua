@@ -169,6 +169,23 @@ local function main()
   R.unknown_diff = { result = sh.last, message = last_message() }
   ex('SteadyhandRewind no such checkpoint')
   R.unknown_checkpoint = { result = sh.last, message = last_message() }
+
+  -- An agent's move and deletion are listed by :SteadyhandChanges as what they did.
+  write_file(ws .. '/notes.txt', 'notes\n')
+  write_file(ws .. '/old.txt', 'old\n')
+  call('steadyhand.read', { file_path = ws .. '/notes.txt' })
+  call('steadyhand.read', { file_path = ws .. '/old.txt' })
+  R.steps.move = call('steadyhand.move', { source_path = ws .. '/notes.txt', destination_path = ws .. '/doc/notes2.txt' })
+  R.steps.delete = call('steadyhand.delete', { file_path = ws .. '/old.txt' })
+  ex('SteadyhandChanges')
+  local tree = vim.fn.getqflist({ items = 1 })
+  R.tree_quickfix = {}
+  for i = 1, math.min(2, #tree.items) do
+    table.insert(R.tree_quickfix, tree.items[i].text)
+  end
+  vim.cmd('cclose')
+  ex('SteadyhandTakeBack ' .. R.steps.move.change_id)
+  R.move_back = { result = sh.last, message = last_message(), there = read_file(ws .. '/notes.txt') }
 end
 
 local ok, err = pcall(main)

@@ -117,6 +117,18 @@ def test_plugin_lists_diffs_and_takes_back_agent_changes(
         assert r[name]["message"].endswith(":SteadyhandChanges lists the changes and their ids.")
     assert r["unknown_checkpoint"]["result"]["error"] == "no_history"
     assert ":SteadyhandRewind takes a checkpoint id or label" in r["unknown_checkpoint"]["message"]
+    # a move and a deletion are listed as what they did, the newest first
+    assert r["steps"]["move"]["ok"] and r["steps"]["delete"]["ok"], r["steps"]
+    deleted, moved = r["tree_quickfix"]
+    assert deleted.startswith(r["steps"]["delete"]["change_id"]), deleted
+    assert "delete  deleted -1" in deleted, deleted
+    assert moved.startswith(r["steps"]["move"]["change_id"]), moved
+    assert "move  moved to notes2.txt" in moved, moved
+    back = r["move_back"]
+    assert back["result"]["ok"] and back["there"] == "notes\n", back
+    assert back["message"].startswith(
+        f"Took back change {r['steps']['move']['change_id']}: moved back to notes.txt."
+    ), back
     assert len(r["messages"]) >= 10
     for m in r["messages"]:
         assert not MODEL_WORDS.search(m["msg"]), m

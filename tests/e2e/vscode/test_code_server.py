@@ -317,8 +317,10 @@ def test_server_starts_from_bundled_package(scenario: dict[str, Any]) -> None:
     assert sorted(s["registered"]) == ["steadyhand.edit", "steadyhand.read", "steadyhand.write"]
     assert {"steadyhand.read", "steadyhand.edit", "steadyhand.write"} <= set(status["commands"])
     assert sorted(s["tools"]) == [
+        "steadyhand_delete_file",
         "steadyhand_edit_file",
         "steadyhand_edit_notebook",
+        "steadyhand_move_file",
         "steadyhand_multi_edit_file",
         "steadyhand_read_file",
         "steadyhand_write_file",

@@ -70,10 +70,10 @@ def test_the_checks_see_calls() -> None:
 
 
 def test_only_the_disk_layer_writes_and_deletes_files() -> None:
-    # fs/atomic.py defines the writer; apply/disk.py (DiskWorld) is its one caller
-    assert _callers(_named("atomic_write", "checked_delete")) - {"fs/atomic.py"} == {
-        "apply/disk.py"
-    }
+    # fs/atomic.py defines the writer; apply/disk.py (DiskWorld) is its one caller, for
+    # writes, deletions, moves and the removal of a tree alike
+    writers = _named("atomic_write", "checked_delete", "move_checked", "remove_checked")
+    assert _callers(writers) - {"fs/atomic.py"} == {"apply/disk.py"}
     # a write started early (its bytes synced while the change is checked) too
     assert _callers(_named("stage_write")) - {"fs/atomic.py"} == {"apply/disk.py"}
 
@@ -82,6 +82,8 @@ def test_changes_reach_the_world_only_through_the_mutation_kernel() -> None:
     assert _callers(_on_world("apply", "delete")) == {"tools/mutation.py"}
     assert _callers(_on_world("stage", "unstage")) == {"tools/mutation.py"}
     assert _callers(_on_world("make_folders")) == {"tools/mutation.py"}
+    # a change to the tree too: a move, a deletion of files and folders, its undo
+    assert _callers(_on_world("move", "remove", "restore")) == {"tools/mutation.py"}
     # the early refusal of what may not be changed is the kernel's too (open_target);
     # GuardedWorld checks every change again
     assert _callers(_named("check_writable"), "tools") == {"tools/mutation.py"}

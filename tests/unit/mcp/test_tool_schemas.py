@@ -163,6 +163,8 @@ _MINIMAL: dict[str, Any] = {
     "file_paths": ["a"],
     "pattern": "x",
     "path": "p",
+    "source_path": "a",
+    "destination_path": "b",
 }
 
 

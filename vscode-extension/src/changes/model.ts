@@ -13,6 +13,8 @@ export interface ChangeItem {
   tool: string;
   path: string;
   kind?: string;
+  /** A move's new path. */
+  destination?: string;
   added: number;
   removed: number;
   current: boolean;
@@ -84,8 +86,12 @@ export function groupChanges(changes: readonly ChangeItem[], checkpoints: readon
   return out;
 }
 
-/** `+3/-1`, or what a creation or deletion did. */
+/** `+3/-1`, or what a creation, deletion or move did. */
 export function changeStat(c: ChangeItem): string {
+  if (c.kind === 'move') {
+    const to = typeof c.destination === 'string' ? c.destination.split(/[\\/]/).pop() : undefined;
+    return to ? `moved to ${to}` : 'moved';
+  }
   if (c.kind === 'create') {
     return `created +${c.added}`;
   }

@@ -52,6 +52,8 @@ export const SERVER_SETTINGS: readonly ServerSettingSpec[] = [
   { name: 'imageMaxBytes', type: 'integer', default: 1048576 },
   { name: 'pdfMaxPages', type: 'integer', default: 20 },
   { name: 'maxDocumentBytes', type: 'integer', default: 67108864 },
+  { name: 'maxDeleteFiles', type: 'integer', default: 1000 },
+  { name: 'maxMoveFiles', type: 'integer', default: 10000 },
 ];
 
 /** VS Code configuration section that holds the server settings. */

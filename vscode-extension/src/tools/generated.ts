@@ -72,6 +72,30 @@ export const TOOLS: readonly ToolSpec[] = [
       { name: "include_diff", type: "boolean", required: false },
     ],
   },
+  {
+    tool: "steadyhand_move_file",
+    command: "steadyhand.move",
+    mutates: false,
+    aliases: { old_path: "source_path", new_path: "destination_path", source: "source_path", destination: "destination_path" },
+    fields: [
+      { name: "source_path", type: "string", required: true },
+      { name: "destination_path", type: "string", required: true },
+      { name: "overwrite", type: "boolean", required: false },
+      { name: "dry_run", type: "boolean", required: false },
+    ],
+  },
+  {
+    tool: "steadyhand_delete_file",
+    command: "steadyhand.delete",
+    mutates: false,
+    aliases: { path: "file_path" },
+    fields: [
+      { name: "file_path", type: "string", required: true },
+      { name: "recursive", type: "boolean", required: false },
+      { name: "force", type: "boolean", required: false },
+      { name: "dry_run", type: "boolean", required: false },
+    ],
+  },
 ];
 
 /** Every command the server advertises (each is a VS Code command too). */
@@ -85,6 +109,8 @@ export const SERVER_COMMAND_NAMES: readonly string[] = [
   "steadyhand.search",
   "steadyhand.info",
   "steadyhand.createDirectory",
+  "steadyhand.move",
+  "steadyhand.delete",
   "steadyhand.history",
   "steadyhand.undo",
   "steadyhand.checkpoint",

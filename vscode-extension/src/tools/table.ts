@@ -38,7 +38,7 @@ export interface ToolSpec {
   /** Server command it runs. */
   readonly command: string;
   readonly fields: readonly ToolField[];
-  /** Whether the tool changes files (diagnostics are collected after it). */
+  /** Whether the tool changes a file's text (diagnostics are collected after it); a move or a deletion does not. */
   readonly mutates: boolean;
   /** Other names models use for a field, mapped to the field (the server accepts them too). */
   readonly aliases?: Readonly<Record<string, string>>;

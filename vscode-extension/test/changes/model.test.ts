@@ -61,6 +61,11 @@ describe('Agent changes: rows', () => {
     assert.equal(changeDescription(item('c', 's', null)), 'edit +3/-1 · 10:05:07');
     assert.equal(changeDescription(item('c', 's', null, { kind: 'create', tool: 'write', added: 4 })), 'write created +4 · 10:05:07');
     assert.equal(changeDescription(item('c', 's', null, { restorable: false })), 'edit +3/-1 · 10:05:07 · not restorable');
+    assert.equal(
+      changeDescription(item('c', 's', null, { kind: 'move', tool: 'move', added: 0, removed: 0, destination: '/w/lib/a.py' })),
+      'move moved to a.py · 10:05:07',
+    );
+    assert.equal(changeDescription(item('c', 's', null, { kind: 'delete', tool: 'delete', removed: 7 })), 'delete deleted -7 · 10:05:07');
     assert.equal(clockOf('garbage'), 'garbage');
     assert.equal(checkpointLabel(cp('cp-1', 's', 'before')), 'Checkpoint “before”');
     assert.equal(checkpointLabel(cp('cp-1', 's')), 'Checkpoint cp-1');

@@ -80,6 +80,11 @@ describe('tool input → server command', () => {
     const e = toolInputToCommand('steadyhand_edit_file', { file_path: 'a', old_string: 'x', new_string: 'y', include_diff: true }, 'd');
     assert.deepEqual(e.ok && e.params, { file_path: 'a', old_string: 'x', new_string: 'y', include_diff: true, session: 'd' });
   });
+  it('collects diagnostics after the tools that change text, not after a move or a deletion', () => {
+    const changing = TOOLS.filter((t) => t.mutates).map((t) => t.tool);
+    assert.ok(changing.includes('steadyhand_edit_file') && changing.includes('steadyhand_write_file'));
+    assert.ok(!changing.includes('steadyhand_move_file') && !changing.includes('steadyhand_delete_file'));
+  });
   it('checks the lengths the server bounds', () => {
     const long = toolInputToCommand('steadyhand_edit_notebook', { file_path: '/n.ipynb', cell_id: 'c'.repeat(257) }, 'd');
     assert.match(!long.ok ? long.error : '', /cell_id must be a string of 1 to 256 characters/);

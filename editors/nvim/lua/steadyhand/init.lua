@@ -429,7 +429,9 @@ local BRING_BACK = ' It is recorded as a change of its own: taking that one back
 local function taken_back(params, r)
   local id = r.undone or params.id or '?'
   local text
-  if r.type == 'delete' then
+  if r.type == 'move' then
+    text = string.format('Took back change %s: moved back to %s.', id, rel(r.path))
+  elseif r.type == 'delete' then
     text = string.format('Took back change %s, which created %s: the file was deleted.', id, rel(r.path))
   elseif r.type == 'revert' then
     text = string.format(
@@ -570,6 +572,10 @@ local function clock(iso)
 end
 
 local function stat(c)
+  if c.kind == 'move' then
+    local to = type(c.destination) == 'string' and c.destination:match('([^/\\]+)[/\\]*$') or nil
+    return to and ('moved to ' .. to) or 'moved'
+  end
   if c.kind == 'create' then
     return 'created +' .. tostring(c.added)
   elseif c.kind == 'delete' then

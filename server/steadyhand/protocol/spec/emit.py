@@ -10,6 +10,7 @@ that was not emitted fails).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable
@@ -36,6 +37,15 @@ VSCODE_DOC = Path("docs/vscode.md")
 
 _EMIT = "make tool-schemas"
 _LM_EVENT = "onLanguageModelTool:"
+
+
+def changes_text(t: Tool) -> bool:
+    """Whether ``t`` changes a file's text (the tools that take ``include_diff``), after
+    which the extension reports the diagnostics the change brought; a move or a deletion
+    changes no text."""
+    return not t.hints.read_only and any(
+        f.name == "include_diff" for f in dataclasses.fields(t.params)
+    )
 
 
 def lm_tools() -> list[Tool]:
@@ -151,7 +161,7 @@ def generated_ts() -> str:
             "  {",
             f"    tool: {_ts(t.vscode.name)},",
             f"    command: {_ts(t.command)},",
-            f"    mutates: {_ts(not t.hints.read_only)},",
+            f"    mutates: {_ts(changes_text(t))},",
         ]
         if t.aliases:
             lines.append(f"    aliases: {_ts(dict(t.aliases))},")

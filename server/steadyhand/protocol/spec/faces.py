@@ -18,6 +18,7 @@ LSP = Face(
             "An image is answered as base64 `data` (downscaled) with its size and format."
         ),
         "diagnostics": "",
+        "take_back": "steadyhand.undo with the result's change_id takes it back",
     },
 )
 
@@ -38,6 +39,7 @@ MCP = Face(
         "notebook_images": "return image outputs as images",
         "image_read": "An image is returned as an image (downscaled).",
         "diagnostics": "",
+        "take_back": "undo with the result's change_id takes it back",
     },
     max_length={
         "session": (
@@ -63,6 +65,7 @@ VSCODE = Face(
             " The new errors the editor reports for the file afterwards are listed in the "
             "result: fix those."
         ),
+        "take_back": "the user can take it back in the Agent changes view",
     },
     hidden={
         "session": (

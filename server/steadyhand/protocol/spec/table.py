@@ -20,11 +20,13 @@ from steadyhand.protocol.params import (
     CheckpointParams,
     CloseParams,
     CreateDirectoryParams,
+    DeleteParams,
     EditParams,
     ForkParams,
     HistoryParams,
     InfoParams,
     ListParams,
+    MoveParams,
     MultiEditParams,
     NotebookEditParams,
     PingParams,
@@ -556,6 +558,113 @@ CREATE_DIRECTORY = Tool(
     absent={"vscode": _VSCODE_HAS_ITS_OWN},
 )
 
+#: Fields of the result of a move or a deletion.
+_TREE_RESULT: dict[str, JsonSchema] = {
+    "kind": _f(_S, '"file" or "folder".'),
+    "files": _f(_I, "How many files it moved or deleted."),
+    "change_id": _null(_S, "The id history recorded it under: undo with this id takes it back."),
+    "via": _f(_S, 'How it reached the files: "disk", or "workspaceEdit" (the editor did it).'),
+    "on_disk": _f(_B, "Whether the disk holds the result (always, for these tools)."),
+    "dry_run": _f(_B, "A dry run: nothing was changed."),
+}
+
+# Move and delete are language-model tools in VS Code, unlike list, search, info and
+# createDirectory (whose work VS Code's agent mode has tools of its own for): agent mode has
+# no tool of its own that moves or deletes a file, so a model runs `mv` or `rm` in a
+# terminal, which keeps no history, leaves the user's tabs on a name that is gone and their
+# unsaved typing behind. Through these, the tab and the typing follow a move, a deletion is
+# kept in history, and both are reviewed and taken back in the Agent changes view.
+MOVE = Tool(
+    key="move",
+    command=names.MOVE,
+    params=MoveParams,
+    title="Move or Rename",
+    description=(
+        "Moves or renames a file or folder inside the workspace in one step (a rename on "
+        "disk: nothing is copied). destination_path is the new path, its name included; "
+        "missing folders on the way are made. A file already there is replaced only with "
+        "overwrite: true, and only once you have read it (what it held is kept in history). "
+        "If the file is open in the user's editor its tab follows it, unsaved typing "
+        "included. What you read of it stays read: edit it at its new path without reading it "
+        "again. It is recorded in history: {take_back}. dry_run checks everything and moves "
+        "nothing. Errors: not_found, exists (something is at destination_path: pick another "
+        "name, or pass overwrite for a file), is_directory (destination_path is a folder: "
+        "name the new path inside it), invalid_path (a folder into itself, a symbolic link at "
+        "either end, a workspace folder), unsaved_changes (typing the editor cannot carry: "
+        "ask the user to save it), not_read and stale (the file overwrite replaces: read it "
+        "first), too_large (a folder of more files than maxMoveFiles), protected, read_only, "
+        "outside_workspace and denied (at either end: do not retry), edit_rejected (the "
+        "editor refused), io_error (reason cross_volume: another volume, where a move would "
+        "be a copy), file_in_use (another program holds the file open: nothing moved; retry "
+        "in a moment)."
+    ),
+    hints=Hints(destructive=True),
+    result={
+        "source": _f(_S, "The real path it was at."),
+        "destination": _f(_S, "The real path it is at now."),
+        "replaced": _f(_B, "Whether it replaced a file (overwrite; kept in history)."),
+        "made": _f(_A, "The folders made on the way to destination_path."),
+        **_TREE_RESULT,
+        "reason": _f(_S, "io_error: cross_volume when the two ends are on different volumes."),
+        "refreshed": _CHANGE_REFUSAL["refreshed"],
+        **_INVALID,
+    },
+    mcp="move_file",
+    vscode=VsCodeTool(
+        "steadyhand_move_file",
+        "shMove",
+        "$(arrow-right)",
+        ("files", "move", "rename", "steadyhand"),
+        "Move or rename a file or folder in one step; open tabs and unsaved typing follow, and "
+        "the move can be taken back in the Agent changes view.",
+    ),
+)
+
+DELETE = Tool(
+    key="delete",
+    command=names.DELETE,
+    params=DeleteParams,
+    title="Delete File or Folder",
+    description=(
+        "Deletes a file, or a folder: an empty one, or with recursive: true one and "
+        "everything in it (at most maxDeleteFiles files, 1,000 by default). As for {write} "
+        "over a file, a file must have been read in this session and be unchanged since "
+        "(not_read, stale), and so must every file of a folder, unless force: true. "
+        "Everything deleted is kept in history first, byte for byte: {take_back}. A file open "
+        "in the user's editor is closed there; one with unsaved typing is refused. dry_run "
+        "checks everything and deletes nothing. Errors: not_found, not_empty (a folder with "
+        "something in it: pass recursive), too_large (more files than maxDeleteFiles, or more "
+        "than history can keep), not_read and stale (read the files, or pass force), "
+        "unsaved_changes (ask the user to save or close the file), not_regular_file (a "
+        "symbolic link or special file inside: ask the user), protected, read_only, "
+        "outside_workspace and denied (do not retry), invalid_path (a workspace folder, a "
+        "symbolic link), edit_rejected (the editor refused), io_error, file_in_use (another "
+        "program holds a file open: nothing deleted; retry in a moment)."
+    ),
+    hints=Hints(destructive=True),
+    result={
+        **_TREE_RESULT,
+        "folders": _f(_I, "How many folders it deleted (the folder itself included)."),
+        "deleted": _f(_A, "The files deleted (relative to the folder), or would be (dry_run)."),
+        "deleted_more": _f(_I, "Files beyond those listed."),
+        "unread": _f(_A, "not_read, stale: the files not read, or changed since."),
+        "unread_more": _f(_I, "Files beyond those listed."),
+        "entries": _f(_I, "not_empty: how many entries the folder holds."),
+        "count": _f(_I, "too_large: how many files the folder holds (at least)."),
+        "refreshed": _CHANGE_REFUSAL["refreshed"],
+        **_INVALID,
+    },
+    mcp="delete_file",
+    vscode=VsCodeTool(
+        "steadyhand_delete_file",
+        "shDelete",
+        "$(trash)",
+        ("files", "delete", "steadyhand"),
+        "Delete a file or folder the agent has read; everything deleted is kept in history and "
+        "can be brought back from the Agent changes view.",
+    ),
+)
+
 _NOT_LM_HISTORY = (
     "the user reviews and takes back agents' changes in the Agent changes view, and a "
     "model in agent mode rewrites what it got wrong with the edit tools; every tool listed "
@@ -673,7 +782,11 @@ UNDO = Tool(
     ),
     hints=Hints(destructive=True),
     result={
-        "type": _f(_S, '"restore", "delete" (the change created the file) or "revert" (id).'),
+        "type": _f(
+            _S,
+            '"restore", "delete" (the change created the file), "revert" (id), or "move" '
+            "(a move moved back).",
+        ),
         "undone": _f(_S, "The id of the change taken back."),
         "session": _f(_S, "The session the undo was made as."),
         **_CHANGE_RESULT,
@@ -747,21 +860,22 @@ CHANGES = Tool(
     title="List Changes",
     description=(
         "Lists the changes Steadyhand recorded in the workspace, newest first, and changes "
-        "nothing. Each has its id, time, session, tool, file (path) and kind (change, "
-        "create or delete), the lines added and removed, whether the file is still what it "
-        "left (current), whether it can be taken back (restorable) and the checkpoint it "
-        "came after. Narrow it with session, path (a file, or a folder and everything in "
-        "it), since (a checkpoint's id or label) and limit. Use it to review what you or "
-        "another session changed; then {change} shows one change's texts and diff, and "
-        "{undo} with its id takes it back. Errors: no_history (an unknown since: the "
-        "message names the latest checkpoints), outside_workspace, denied."
+        "nothing. Each has its id, time, session, tool, file (path) and kind (change, create, "
+        "delete, or move: from path to destination), the lines added and removed, whether the "
+        "file is still what it left (current), whether it can be taken back (restorable) and the"
+        " checkpoint it came after. Narrow it with session, path (a file, or a folder and "
+        "everything in it), since (a checkpoint's id or label) and limit. Use it to review what "
+        "you or another session changed; then {change} shows one change's texts and diff, and "
+        "{undo} with its id takes it back. Errors: no_history (an unknown since: the message "
+        "names the latest checkpoints), outside_workspace, denied."
     ),
     hints=READ_ONLY,
     result={
         "changes": _f(
             _A,
             "Newest first: {id, time, session, other_server, tool, path, kind, added, "
-            "removed, current, restorable, checkpoint}.",
+            "removed, current, restorable, checkpoint}; a move or deletion also has folder "
+            "and files, and a move destination and replaced.",
         ),
         "changes_more": _f(_I, "Changes beyond those listed."),
         "total": _f(_I, "How many changes matched."),
@@ -795,7 +909,7 @@ CHANGE = Tool(
         "session": _f(_S, "The session that made it."),
         "other_server": _f(_B, "Made by another server's session of that name."),
         "tool": _f(_S, "The command that made it."),
-        "kind": _f(_S, '"change", "create" or "delete".'),
+        "kind": _f(_S, '"change", "create", "delete" or "move".'),
         "added": _f(_I, "Lines added."),
         "removed": _f(_I, "Lines removed."),
         "current": _f(_B, "The file is still what this change left."),
@@ -828,6 +942,8 @@ TOOLS: tuple[Tool, ...] = (
     SEARCH,
     INFO,
     CREATE_DIRECTORY,
+    MOVE,
+    DELETE,
     HISTORY,
     UNDO,
     CHECKPOINT,
