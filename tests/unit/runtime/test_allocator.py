@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from steadyhand.runtime.allocator import IdleTrim, trim
+from steadyhand.runtime.allocator import IdleTrim
 
 
 def test_a_burst_of_messages_is_followed_by_one_trim_and_no_more() -> None:
