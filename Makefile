@@ -4,14 +4,22 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
+## pytest-xdist workers. Most end-to-end tests wait on the servers and editors they drive,
+## so more workers than cores pays: 4 measured best on two cores (docs/architecture.md).
+JOBS ?= 4
+PYTEST := $(BIN)/python -m pytest -n $(JOBS) --dist loadgroup
+## make, in the stages of `make test` (not spelled $(MAKE) there: `make -n test` runs nothing)
+SUBMAKE = $(MAKE) --no-print-directory
 
-.PHONY: venv demo test lint format bench nearmiss torture vsix vscode-check clean
+.PHONY: venv demo check test lint format bench nearmiss torture vsix vscode-check clean
 
 $(STAMP): pyproject.toml
-	$(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
-	touch $(STAMP)
+	@start=$$(date +%s); set -e; \
+	$(PY) -m venv $(VENV); \
+	$(BIN)/python -m pip install -q --upgrade pip; \
+	$(BIN)/python -m pip install -q -e '.[dev]'; \
+	touch $(STAMP); \
+	echo "[stages] set-up (.venv): $$(( $$(date +%s) - start )) s"
 
 venv: $(STAMP)
 
@@ -19,9 +27,24 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/steadyhand demo
 
-## The whole test suite (end-to-end over stdio, unit and property tests, lint and types).
-test: $(STAMP) lint vscode-check
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+## Bytecode is cached for the tests (pytest's rewritten test modules, the server's modules):
+## an environment that turns caching off would make every worker and server compile again.
+check test: export PYTHONDONTWRITEBYTECODE =
+
+## The inner loop (about a minute): lint and types, then the unit tests and the fast
+## end-to-end tests, everything but the tests marked slow (tests/conftest.py).
+check: lint
+	$(PYTEST) -m "not slow" $(PYTEST_ARGS)
+
+## The whole test suite: lint and types, the extension's checks, and every test (real
+## editors and VS Code included). The checks run beside pytest (tests/stages.py), which
+## starts the slowest tests first; the wall time of each stage is printed at the end.
+## A stage that must run after pytest goes after it, as "name=command".
+test: $(STAMP)
+	@$(BIN)/python tests/stages.py \
+	  "&lint=$(SUBMAKE) lint" \
+	  "&vscode-check=$(SUBMAKE) vscode-check" \
+	  "pytest=$(PYTEST) --durations=25 $(PYTEST_ARGS)"
 
 ## Benchmark against the floor and the MCP peer (needs Node 20+ and npm);
 ## BENCH_ARGS=--quick for a smoke run. Prints a table, also in bench/results/latest.md.
@@ -55,5 +78,5 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix server tests bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .test-logs
 	rm -rf vscode-extension/out vscode-extension/out-test vscode-extension/bundled vscode-extension/*.vsix
