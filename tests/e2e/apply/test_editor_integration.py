@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -465,6 +466,7 @@ async def test_typing_right_after_an_agent_edit_is_never_saved(
     assert again["error"] == "stale", again
 
 
+@pytest.mark.slow
 async def test_an_edit_the_editor_has_not_reported_yet_saves_no_typing(
     editor: LanguageClient, workspace: Path
 ) -> None:

@@ -113,6 +113,7 @@ def _peak_rss_kb(pid: int) -> int:
     return 0
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 async def test_outline_of_a_huge_file_in_bounded_memory(
     client: LanguageClient, workspace: Path

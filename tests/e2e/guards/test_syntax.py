@@ -375,6 +375,7 @@ async def test_a_check_that_cannot_finish_in_time_is_skipped_and_says_so(
     assert "(The syntax check was skipped: the file is too large to check.)" in r["message"]
 
 
+@pytest.mark.slow
 async def test_a_file_read_before_an_edit_is_checked_from_its_tree(
     client: LanguageClient, workspace: Path
 ) -> None:

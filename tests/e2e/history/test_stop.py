@@ -12,6 +12,7 @@ import pytest
 from tests.torture.harness import Server
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
 async def test_a_change_answered_just_before_a_stop_can_be_undone(
     tmp_path: Path, sig: signal.Signals

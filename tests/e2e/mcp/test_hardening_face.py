@@ -185,6 +185,7 @@ def test_a_bad_roots_answer_holds_up_no_call(tmp_path: Path, env: dict[str, str]
             raw.close()
 
 
+@pytest.mark.slow
 def test_a_client_that_never_lists_its_roots_holds_up_only_the_first_calls(
     tmp_path: Path, env: dict[str, str]
 ) -> None:

@@ -88,12 +88,14 @@ def _swapping(pairs: list[tuple[Path, bytes, Path]]) -> Iterator[Callable[[], in
 large = client_with({"maxReadBytes": 10})
 
 
+@pytest.mark.slow
 async def test_hard_link_swapped_in_after_the_check_never_leaks(
     client: LanguageClient, workspace: Path, tmp_path: Path
 ) -> None:
     await _hard_link_race(client, workspace, tmp_path)
 
 
+@pytest.mark.slow
 async def test_hard_link_swapped_in_never_leaks_through_large_file_reads(
     large: LanguageClient, workspace: Path, tmp_path: Path
 ) -> None:
