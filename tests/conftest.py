@@ -149,6 +149,7 @@ def _shared_fixture_module(item: pytest.Item) -> str | None:
     return None
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if _under(item, SLOW_FOLDERS):
@@ -163,6 +164,30 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return 1 if item.get_closest_marker("slow") else 2
 
     items.sort(key=rank)  # stable: the order within each rank is the collection order
+
+
+_UNGROUPED = pytest.StashKey[bool]()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """On a pytest-xdist worker under ``--dist loadgroup``, a test of a group must carry its
+    group in its node id, or it runs on any worker (a module-scoped fixture set up on each:
+    the code-server scenario four times over). Such a test fails at once instead."""
+    if getattr(session.config.option, "loadgroup", False):
+        for item in session.items:
+            if item.get_closest_marker("xdist_group") and "@" not in item.nodeid:
+                item.stash[_UNGROUPED] = True
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.stash.get(_UNGROUPED, False):
+        pytest.fail(
+            "pytest-xdist did not keep this test with its group (--dist loadgroup): this "
+            "pytest and pytest-xdist do not work together; install the versions "
+            "pyproject.toml names (make venv)",
+            pytrace=False,
+        )
 
 
 def pytest_terminal_summary(terminalreporter: TerminalReporter) -> None:
