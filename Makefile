@@ -4,10 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
-## pytest-xdist workers. Most end-to-end tests wait on the servers and editors they drive,
-## so more workers than cores pays: 4 measured best on two cores (docs/architecture.md).
-JOBS ?= 4
-PYTEST := $(BIN)/python -m pytest -n $(JOBS) --dist loadgroup
+## pytest-xdist workers, for make check and make test. The end-to-end tests wait on the
+## servers and editors they drive, so more workers than cores pays; on two cores 3 did best
+## for make check and 4 for make test, where one worker mostly waits on code-server.
+JOBS ?= 3
+TEST_JOBS ?= 4
+PYTEST := $(BIN)/python -m pytest --dist loadgroup
 ## make, in the stages of `make test` (not spelled $(MAKE) there: `make -n test` runs nothing)
 SUBMAKE = $(MAKE) --no-print-directory
 
@@ -34,7 +36,7 @@ check test: export PYTHONDONTWRITEBYTECODE =
 ## The inner loop (about a minute): lint and types, then the unit tests and the fast
 ## end-to-end tests, everything but the tests marked slow (tests/conftest.py).
 check: lint
-	$(PYTEST) -m "not slow" $(PYTEST_ARGS)
+	$(PYTEST) -n $(JOBS) -m "not slow" $(PYTEST_ARGS)
 
 ## The whole test suite: lint and types, the extension's checks, and every test (real
 ## editors and VS Code included). The checks run beside pytest (tests/stages.py), which
@@ -44,7 +46,7 @@ test: $(STAMP)
 	@$(BIN)/python tests/stages.py \
 	  "&lint=$(SUBMAKE) lint" \
 	  "&vscode-check=$(SUBMAKE) vscode-check" \
-	  "pytest=$(PYTEST) --durations=25 $(PYTEST_ARGS)"
+	  "pytest=$(PYTEST) -n $(TEST_JOBS) --durations=25 $(PYTEST_ARGS)"
 
 ## Benchmark against the floor and the MCP peer (needs Node 20+ and npm);
 ## BENCH_ARGS=--quick for a smoke run. Prints a table, also in bench/results/latest.md.

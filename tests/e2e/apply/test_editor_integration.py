@@ -372,6 +372,7 @@ async def test_closed_file_goes_to_disk_directly(editor: LanguageClient, workspa
     assert c["ok"] and st.applied == [] and (workspace / "brand/new.txt").read_text() == "n\n"
 
 
+@pytest.mark.slow
 async def test_watcher_marks_stale_and_notifies(editor: LanguageClient, workspace: Path) -> None:
     f = workspace / "watched.txt"
     f.write_text("v1\n")

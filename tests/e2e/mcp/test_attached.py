@@ -90,6 +90,7 @@ async def test_the_in_editor_agent_and_mcp_sessions_are_apart(
 CHANGES = [("line 1", "LINE 1"), ("line 3", "LINE 3"), ("line 5", "LINE 5")]
 
 
+@pytest.mark.slow
 async def test_two_mcp_clients_and_the_editor_agent_lose_no_update(
     editor: LanguageClient, workspace: Path
 ) -> None:
@@ -145,6 +146,7 @@ async def test_two_mcp_clients_and_the_editor_agent_lose_no_update(
                 assert opened.read_text() == text  # a clean buffer is saved after each edit
 
 
+@pytest.mark.slow
 async def test_when_the_editor_goes_away_auto_goes_on_standalone(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
@@ -167,6 +169,7 @@ async def test_when_the_editor_goes_away_auto_goes_on_standalone(tmp_path: Path)
         editor.kill()
 
 
+@pytest.mark.slow
 async def test_when_the_editor_goes_away_require_answers_a_tool_error(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()

@@ -218,6 +218,7 @@ def _peak_rss_kb(pid: int) -> int:
     return 0
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 async def test_huge_log_ranged_read_bounded_memory(client: LanguageClient, workspace: Path) -> None:
     log = workspace / "app.log"

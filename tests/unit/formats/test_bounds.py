@@ -102,6 +102,7 @@ def test_a_refusal_in_the_decoding_process_reaches_the_caller() -> None:
     assert exc.value.code is ErrorCode.UNREADABLE and exc.value.fields["reason"] == "corrupt"
 
 
+@pytest.mark.slow
 def test_the_time_limit_stops_the_work() -> None:
     data = shared_stream_pdf(20, 3_900_000)
     params = {"path": "slow.pdf", "pages": "1-20", "max_pages": 20, "text_cap": 100}
