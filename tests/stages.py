@@ -5,9 +5,11 @@
 A STAGE is ``NAME=COMMAND`` (a shell command). One written ``&NAME=COMMAND`` runs in the
 background, beside the stages that follow it, with its output kept in ``DIR/NAME.log``
 and printed once the foreground stages are done (so that it never cuts into their
-output); the others run one after the other, in the foreground. Every stage runs, even
-after one has failed; the exit status is 1 if any failed. At the end, one line per
-stage: its wall time and whether it passed.
+output); the others run one after the other, in the foreground. One written
+``!NAME=COMMAND`` runs in the foreground and, should it fail, no later stage starts (the
+set-up the others need); otherwise every stage runs even after one has failed. The exit
+status is 1 if any failed. At the end, one line per stage: its wall time and whether it
+passed.
 
 ``make test`` runs the static checks and the extension's checks beside pytest: on a
 machine of two cores they fill the time pytest's workers spend waiting on the processes
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +32,7 @@ class Stage:
     name: str
     command: str
     background: bool
+    required: bool = False
     started: float = 0.0
     ended: float | None = None
     status: int | None = None
@@ -44,16 +48,18 @@ class Stage:
             self.proc = subprocess.Popen(
                 self.command, shell=True, stdout=self.log_file, stderr=subprocess.STDOUT
             )
+            # its end is noted when it comes, not when the foreground lets us look
+            threading.Thread(target=self.wait, daemon=True).start()
         else:
             self.proc = subprocess.Popen(self.command, shell=True)
 
     def wait(self) -> int:
         assert self.proc is not None
-        self.status = self.proc.wait()
-        self.ended = time.monotonic()
-        if self.log_file is not None:
-            self.log_file.close()
-        return self.status
+        status = self.proc.wait()
+        if self.ended is None:
+            self.ended = time.monotonic()
+            self.status = status
+        return status
 
     @property
     def seconds(self) -> float:
@@ -68,11 +74,11 @@ def parse(argv: list[str]) -> tuple[Path, list[Stage]]:
         if arg == "--logs":
             logs = Path(next(args))
             continue
-        background = arg.startswith("&")
-        name, sep, command = arg.removeprefix("&").partition("=")
+        background, required = arg.startswith("&"), arg.startswith("!")
+        name, sep, command = arg.lstrip("&!").partition("=")
         if not sep or not name or not command:
-            raise SystemExit(f"stages.py: a stage is NAME=COMMAND or &NAME=COMMAND, not {arg!r}")
-        stages.append(Stage(name, command, background))
+            raise SystemExit(f"stages.py: a stage is [&!]NAME=COMMAND, not {arg!r}")
+        stages.append(Stage(name, command, background, required))
     if not stages:
         raise SystemExit(__doc__)
     return logs, stages
@@ -87,9 +93,13 @@ def main(argv: list[str]) -> int:
         if not stage.background:
             stage.wait()
             print(f"[stages] {stage.name}: {stage.seconds:.1f} s", flush=True)
+            if stage.required and stage.status != 0:
+                break
     for stage in stages:
-        if stage.background:
+        if stage.background and stage.proc is not None:
             stage.wait()
+            if stage.log_file is not None:
+                stage.log_file.close()
             assert stage.log is not None
             print(f"\n[stages] ---- {stage.name} (ran beside the others) ----", flush=True)
             sys.stdout.buffer.write(stage.log.read_bytes())
@@ -98,6 +108,9 @@ def main(argv: list[str]) -> int:
     width = max(len("total"), *(len(s.name) for s in stages))
     print("\n[stages] wall time of each stage:")
     for stage in stages:
+        if stage.proc is None:
+            print(f"[stages]   {stage.name:<{width}}  {'':>9}  not run")
+            continue
         verdict = "passed" if stage.status == 0 else f"FAILED (exit {stage.status})"
         where = " (beside)" if stage.background else ""
         print(f"[stages]   {stage.name:<{width}}  {stage.seconds:7.1f} s  {verdict}{where}")
