@@ -7,8 +7,8 @@ PYTEST_ARGS ?=
 ## pytest-xdist workers, for make check and make test. The end-to-end tests wait on the
 ## servers and editors they drive, so more workers than cores pays; on two cores 3 did best
 ## for make check and 4 for make test, where one worker mostly waits on code-server.
-JOBS ?= 3
-TEST_JOBS ?= 4
+WORKERS ?= 3
+TEST_WORKERS ?= 4
 PYTEST := $(BIN)/python -m pytest --dist loadgroup
 ## make, in the stages of `make test` (not spelled $(MAKE) there: `make -n test` runs nothing)
 SUBMAKE = $(MAKE) --no-print-directory
@@ -34,7 +34,7 @@ check test: export PYTHONDONTWRITEBYTECODE =
 ## The inner loop (about a minute): lint and types, then the unit tests and the fast
 ## end-to-end tests, everything but the tests marked slow (tests/conftest.py).
 check: lint
-	$(PYTEST) -n $(JOBS) -m "not slow" $(PYTEST_ARGS)
+	$(PYTEST) -n $(WORKERS) -m "not slow" $(PYTEST_ARGS)
 
 ## The whole test suite: lint and types, the extension's checks, and every test (real
 ## editors and VS Code included), with the wall time of each stage printed at the end
@@ -48,12 +48,13 @@ test:
 	  "!set-up=$(SUBMAKE) venv" \
 	  "&lint=$(SUBMAKE) lint" \
 	  "&vscode-check=$(SUBMAKE) vscode-check" \
-	  "pytest=$(PYTEST) -n $(TEST_JOBS) --durations=25 $(PYTEST_ARGS)"
+	  "pytest=$(PYTEST) -n $(TEST_WORKERS) --durations=25 $(PYTEST_ARGS)"
 
 ## Where Chromium and npm are (else the VS Code test skips, or fails under CI=true, and says
-## why), code-server is installed at once; the test waits for it (the script takes a lock).
+## why), code-server is installed at once, its native modules built on every core (JOBS for
+## node-gyp); the test waits for it (the script takes a lock).
 CODE_SERVER_EARLY = if command -v npm >/dev/null && { [ -n '$$CHROMIUM' ] || command -v chromium \
-  >/dev/null || [ -x /usr/bin/chromium ]; }; then bash vscode-extension/scripts/setup-code-server.sh \
+  >/dev/null || [ -x /usr/bin/chromium ]; }; then JOBS=max bash vscode-extension/scripts/setup-code-server.sh \
   || echo 'not installed here: the VS Code test tries again and says why'; else echo 'skipped: \
   no npm or no Chromium'; fi
 

@@ -12,6 +12,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, NOTEBOOK_EDIT, READ, UNDO, WRITE
 from tests.conftest import call, init_params, server_config
 from tests.editor import (
     EditorState,
@@ -22,8 +23,6 @@ from tests.editor import (
     settle,
     type_text,
 )
-
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
 
 
 def _start(
@@ -227,7 +226,7 @@ async def test_mixed_endings_in_an_open_document_agree_with_the_disk(
     await call(plain_editor, READ, file_path="m.ipynb")
     e = await call(
         plain_editor,
-        "steadyhand.notebookEdit",
+        NOTEBOOK_EDIT,
         file_path="m.ipynb",
         cell_id="c1",
         new_source="line one\nline TWO",
@@ -597,7 +596,7 @@ async def test_a_failed_undo_of_a_creation_leaves_later_deletions_reported(
     st = state_of(failing_delete)
     made = await call(failing_delete, WRITE, file_path="new.txt", content="agent text\n")
     assert made["ok"], made
-    undo = await call(failing_delete, "steadyhand.undo", file_path="new.txt")
+    undo = await call(failing_delete, UNDO, file_path="new.txt")
     assert undo["ok"] is False and undo["error"] == "io_error", undo
     f = workspace / "new.txt"
     assert f.read_text() == "agent text\n"
