@@ -30,6 +30,8 @@ class Spec:
     framing: Framing
     #: initializationOptions for LSP servers
     options: dict[str, Any] = field(default_factory=dict)
+    #: the process's environment (None: this one's)
+    env: dict[str, str] | None = None
 
     @property
     def is_mcp(self) -> bool:
@@ -43,6 +45,13 @@ def python() -> str:
 def steadyhand(name: str = "steadyhand", **options: Any) -> Spec:
     argv = (python(), "-m", "steadyhand", "serve", "--log-level", "WARNING")
     return Spec(name, argv, "lsp", dict(options))
+
+
+def emulated_macos() -> dict[str, str]:
+    """The environment of a server on an emulated macOS (tests/emulate/sitecustomize.py)."""
+    emulate = str(ROOT / "tests" / "emulate")
+    path = os.pathsep.join(p for p in (emulate, os.environ.get("PYTHONPATH", "")) if p)
+    return {**os.environ, "STEADYHAND_EMULATE": "macos", "PYTHONPATH": path}
 
 
 def steadyhand_mcp(name: str, root: str, config: str, attach: str = "never") -> Spec:
@@ -116,7 +125,7 @@ def start(spec: Spec, workspace: str, log_dir: str | None = None) -> Running:
     initialize."""
     stderr = os.path.join(log_dir, f"{spec.name}.stderr.log") if log_dir else None
     t0 = time.perf_counter()
-    client = RpcClient(spec.argv, spec.framing, cwd=workspace, stderr_path=stderr)
+    client = RpcClient(spec.argv, spec.framing, cwd=workspace, stderr_path=stderr, env=spec.env)
     if spec.is_mcp:
         result = client.request(
             "initialize",

@@ -27,8 +27,15 @@ from typing import Any
 import pytest
 import pytest_lsp
 from _pytest.terminal import TerminalReporter
+from hypothesis import settings
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
+
+# Hypothesis's per-example deadline measures the machine, not the code: a parallel run on
+# a busy machine blows it at random. Properties are judged on what they assert; speed has
+# its own benchmarks (bench/).
+settings.register_profile("steadyhand", deadline=None)
+settings.load_profile("steadyhand")
 
 SERVER = [sys.executable, "-m", "steadyhand", "serve", "--log-level", "WARNING"]
 TESTS = Path(__file__).resolve().parent
@@ -45,11 +52,49 @@ SLOW_SECONDS = 2.0
 _STATE_HOME = tempfile.mkdtemp(prefix="steadyhand-test-state-")
 os.environ["XDG_STATE_HOME"] = _STATE_HOME
 atexit.register(shutil.rmtree, _STATE_HOME, ignore_errors=True)
+# ... and gives a syntax check 10 s instead of 50 ms (``syntax/engine.py``): a result must
+# not depend on how busy the machine is (``pytest -n 4`` on two cores); the tests of the
+# deadline itself give their server a short one.
+os.environ.setdefault("STEADYHAND_SYNTAX_DEADLINE_MS", "10000")
 # ... and listens for ``steadyhand mcp`` in a scratch runtime folder: the override that
 # keeps tests apart (system/runtime_dir.py; production derives the folder from the user).
 _RUNTIME_DIR = tempfile.mkdtemp(prefix="steadyhand-test-run-")
 os.environ["STEADYHAND_RUNTIME_DIR"] = _RUNTIME_DIR
 atexit.register(shutil.rmtree, _RUNTIME_DIR, ignore_errors=True)
+
+
+#: The servers run on an emulated macOS (``make test-macos-emulated``).
+EMULATED_MACOS = os.environ.get("STEADYHAND_EMULATE") == "macos"
+
+
+def emulation_env() -> dict[str, str]:
+    """The variables that make a process run on the emulated system (empty otherwise).
+    They stand for the machine, not for what a host hands its servers, so a test of a
+    filtered environment keeps them: on a real Mac every process is on macOS."""
+    if not EMULATED_MACOS:
+        return {}
+    names = [n for n in os.environ if n.startswith("STEADYHAND_EMULATE")] + ["PYTHONPATH"]
+    return {n: os.environ[n] for n in names if n in os.environ}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "linux_kernel(reason): judges what only a Linux kernel does; left out of the "
+        "emulated macOS run, with the reason",
+    )
+
+
+def _skip_on_emulated_macos(items: list[pytest.Item]) -> None:
+    """The tests marked ``linux_kernel`` are skipped, with the reason, on the emulated macOS
+    (called from ``pytest_collection_modifyitems`` below)."""
+    if not EMULATED_MACOS:
+        return
+    for item in items:
+        marker = item.get_closest_marker("linux_kernel")
+        if marker is not None:
+            why = marker.args[0] if marker.args else "needs a Linux kernel"
+            item.add_marker(pytest.mark.skip(reason=f"emulated macOS: {why}"))
 
 
 def server_config(env: dict[str, str] | None = None) -> ClientServerConfig:
@@ -102,12 +147,18 @@ async def call_raw(client: LanguageClient, command: str, arguments: list[Any]) -
     )
 
 
-def client_with(options: dict[str, Any] | None = None, *, editor: bool = False):  # type: ignore[no-untyped-def]
+def client_with(  # type: ignore[no-untyped-def]
+    options: dict[str, Any] | None = None,
+    *,
+    editor: bool = False,
+    env: dict[str, str] | None = None,
+):
     """A fixture: a client whose server gets ``options`` (and a history folder of its own
-    beside the workspace); with ``editor``, the client behaves like an editor
-    (``tests.editor``) and its state is ``client.editor``."""
+    beside the workspace) and the variables ``env`` added to its environment; with
+    ``editor``, the client behaves like an editor (``tests.editor``) and its state is
+    ``client.editor``."""
 
-    @pytest_lsp.fixture(config=server_config())
+    @pytest_lsp.fixture(config=server_config(env))
     async def fixture(lsp_client: LanguageClient, workspace: Path):  # type: ignore[no-untyped-def]
         from tests.editor import EditorState, editor_capabilities, install
 
@@ -151,6 +202,7 @@ def _shared_fixture_module(item: pytest.Item) -> str | None:
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _skip_on_emulated_macos(items)
     for item in items:
         if _under(item, SLOW_FOLDERS):
             item.add_marker(pytest.mark.slow)

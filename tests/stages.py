@@ -9,7 +9,8 @@ output); the others run one after the other, in the foreground. One written
 ``!NAME=COMMAND`` runs in the foreground and, should it fail, no later stage starts (the
 set-up the others need); otherwise every stage runs even after one has failed. The exit
 status is 1 if any failed. At the end, one line per stage: its wall time and whether it
-passed.
+passed. A stage named ``pytest...`` that exits 5 (pytest's status when no test ran: a path
+or a ``-k``/``-m`` that matches nothing) failed, and is said to have run no tests.
 
 ``make test`` runs the static checks and the extension's checks beside pytest: on a
 machine of two cores they fill the time pytest's workers spend waiting on the processes
@@ -25,6 +26,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
+
+#: pytest's exit status when it collected no test, or deselected every one.
+NO_TESTS_RAN = 5
 
 
 @dataclass
@@ -62,6 +66,14 @@ class Stage:
         return status
 
     @property
+    def verdict(self) -> str:
+        if self.status == 0:
+            return "passed"
+        if self.status == NO_TESTS_RAN and self.name.startswith("pytest"):
+            return f"FAILED (exit {self.status}: pytest ran no tests)"
+        return f"FAILED (exit {self.status})"
+
+    @property
     def seconds(self) -> float:
         return (self.ended or time.monotonic()) - self.started
 
@@ -92,7 +104,7 @@ def main(argv: list[str]) -> int:
         stage.start(logs)
         if not stage.background:
             stage.wait()
-            print(f"[stages] {stage.name}: {stage.seconds:.1f} s", flush=True)
+            print(f"[stages] {stage.name}: {stage.seconds:.1f} s, {stage.verdict}", flush=True)
             if stage.required and stage.status != 0:
                 break
     for stage in stages:
@@ -111,9 +123,8 @@ def main(argv: list[str]) -> int:
         if stage.proc is None:
             print(f"[stages]   {stage.name:<{width}}  {'':>9}  not run")
             continue
-        verdict = "passed" if stage.status == 0 else f"FAILED (exit {stage.status})"
         where = " (beside)" if stage.background else ""
-        print(f"[stages]   {stage.name:<{width}}  {stage.seconds:7.1f} s  {verdict}{where}")
+        print(f"[stages]   {stage.name:<{width}}  {stage.seconds:7.1f} s  {stage.verdict}{where}")
     print(f"[stages]   {'total':<{width}}  {total:7.1f} s", flush=True)
     return 0 if all(s.status == 0 for s in stages) else 1
 

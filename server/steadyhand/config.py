@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 SaveAfterEdit = Literal["whenClean", "always", "never"]
 SecretsMode = Literal["warn", "block", "off"]
 SyntaxCheckMode = Literal["warn", "block", "off"]
+SearchEngine = Literal["auto", "ripgrep", "python"]
 
 #: Version-control internals and editors' settings folders: readable, not writable.
 DEFAULT_PROTECTED_GLOBS: tuple[str, ...] = (
@@ -106,6 +107,10 @@ class Settings:
     pdf_max_pages: int = 20
     #: Notebooks, images and PDFs larger than this are refused with ``too_large``.
     max_document_bytes: int = 64 * 1024 * 1024
+    #: What ``search`` runs: ripgrep where it answers as the Python engine would
+    #: ("auto"), Python ("python"), or, to compare the two, ripgrep whenever it is
+    #: installed and can read the pattern ("ripgrep").
+    search_engine: SearchEngine = "auto"
 
     def updated(self, raw: dict[str, Any] | None) -> Settings:
         """A copy with the values from ``raw`` applied (bad values are logged and skipped)."""

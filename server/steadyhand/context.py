@@ -15,7 +15,7 @@ from steadyhand.paths.resolve import ResolvedPath, Roots, resolve
 from steadyhand.state.content_store import ContentStore
 from steadyhand.state.file_state import SessionRegistry
 from steadyhand.state.locks import PathLocks
-from steadyhand.world import World
+from steadyhand.world import Applied, World
 
 if TYPE_CHECKING:
     from steadyhand.history.stores import History
@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 class WorldLayer:
     """A world wrapped around another: where content comes from passes through, and
-    :meth:`apply` adds its own step before or after handing the change inward."""
+    :meth:`apply` adds its own step before or after handing the change inward (a
+    deletion passes through unless the layer adds a step to it too)."""
 
     def __init__(self, inner: World, ctx: ToolContext) -> None:
         self.inner = inner
@@ -31,6 +32,12 @@ class WorldLayer:
 
     def current(self, path: str) -> Snapshot | None:
         return self.inner.current(path)
+
+    async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
+        return await self.inner.delete(path, before, tool=tool, session=session)
+
+    def make_folders(self, folder: str) -> list[str]:
+        return self.inner.make_folders(folder)
 
 
 @dataclass
@@ -50,6 +57,8 @@ class ToolContext:
     status: Callable[[], dict[str, Any]] = field(default=lambda: {"ok": True, "message": "pong"})
     #: The language id the editor gave the open document at a path (None: not open).
     language_id: Callable[[str], str | None] = field(default=lambda path: None)
+    #: The real paths of the documents the editor has open (none without an editor).
+    open_paths: Callable[[], list[str]] = field(default=lambda: [])
 
     def resolve(self, file_path: str) -> ResolvedPath:
         return resolve(file_path, self.roots)

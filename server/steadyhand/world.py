@@ -2,9 +2,10 @@
 
 A tool decides a :class:`Change` (the new text of one file, and the snapshot it was
 decided on) and hands it to a :class:`World`, which makes it the file's content and
-answers how (:class:`Applied`). The server's world is a stack of layers around the
-editor: guards, then history, then the editor or the disk (see
-:mod:`steadyhand.context` for the layer base).
+answers how (:class:`Applied`). The server's world is a stack of layers, each handing
+the change to the one below: guards, then history, then the editor (for open
+documents), then the disk, which writes every byte (see :mod:`steadyhand.context` for
+the layer base and :mod:`steadyhand.apply.stack`, which builds the stack).
 """
 
 from __future__ import annotations
@@ -61,3 +62,12 @@ class World(Protocol):
 
     async def apply(self, change: Change) -> Applied:
         """Make the change's new text the file's content, or raise ToolError."""
+
+    async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
+        """Delete the file at ``path``, which held what ``before`` saw (an undo of its
+        creation), or raise ToolError."""
+
+    def make_folders(self, folder: str) -> list[str]:
+        """Make the folder ``folder`` and those missing above it, through no symbolic link;
+        the folders made, in order (blocks: call it from a worker thread). ``OSError`` as
+        the system gives it."""

@@ -1,18 +1,27 @@
 #!/usr/bin/env bash
-# Builds the installable VS Code extension.
+# Builds the installable VS Code extension: one VSIX per platform.
 #
-#   scripts/build-vsix.sh [--target T | --universal] [OUTPUT.vsix]
+#   scripts/build-vsix.sh                      all five platforms
+#   scripts/build-vsix.sh --host               this machine's platform only
+#   scripts/build-vsix.sh --target T [--target T2 ...]
+#   scripts/build-vsix.sh --universal          one VSIX carrying every platform's wheels (larger)
+#   options: --out-dir DIR (default vscode-extension/), or OUTPUT.vsix with a single platform
 #
-# T is a VS Code platform: linux-x64, linux-arm64, darwin-x64, darwin-arm64, win32-x64 (default: this
-# machine's). The VSIX carries bundled/: the Steadyhand server wheel, the wheels of its dependencies
-# for CPython 3.11-3.14 on that platform (xxhash and friends are compiled), pip's own wheel and
-# manifest.json; `vsce package --target T` marks it as platform-specific, so the Marketplace serves
-# each user the right one. --universal bundles every platform's wheels into one (larger) VSIX.
+# T is a VS Code platform: linux-x64, linux-arm64, darwin-x64, darwin-arm64, win32-x64. Each VSIX
+# carries bundled/: the Steadyhand server wheel, the wheels of its dependencies for CPython
+# 3.11-3.14 on that platform (xxhash, orjson, pillow, watchdog, tree-sitter and its grammars are
+# compiled; the grammars use the stable ABI), pip's own wheel and manifest.json, and is marked
+# with `vsce package --target T`, so the Marketplace serves each user the right one. Before
+# packaging, scripts/vsix_wheels.py checks that the bundle installs offline for CPython 3.11, 3.12
+# and 3.13 on that platform (dependencies and markers followed for it) and holds no other
+# platform's wheel; the build fails otherwise. 3.14 is bundled when its wheels exist.
 # On first start the extension installs bundled/ into a private folder with pip run from its wheel
-# (see docs/vscode.md). Output: vscode-extension/steadyhand-T-<version>.vsix unless OUTPUT is given.
+# (see docs/vscode.md). Output: steadyhand-T-<version>.vsix per platform
+# (steadyhand-<version>.vsix for --universal).
 #
 # Steps: npm ci (skipped when node_modules matches package-lock.json), type check, esbuild bundle,
-# wheels, vsce package.
+# the server wheel and pip's wheel (once), then per platform: its wheels, the check, vsce package.
+# Nothing is fetched but npm packages and wheels (pip download, from the package index).
 #
 # Environment: PYTHON (default python3; must have pip), STEADYHAND_PY_VERSIONS (default
 # "3.11 3.12 3.13 3.14"), STEADYHAND_SKIP_NPM=1 to reuse node_modules, STEADYHAND_SERVER_SRC=DIR to
@@ -22,18 +31,13 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 REPO="$(cd "$HERE/.." && pwd)"
 PY="${PYTHON:-python3}"
+CALLER_PWD="$PWD"
 cd "$HERE"
 
 log() { echo "[build-vsix] $*" >&2; }
 
-# vsce target -> pip platform tags of the wheels that run there.
-declare -A PIP_PLATFORMS=(
-  [linux-x64]="manylinux_2_28_x86_64 manylinux_2_17_x86_64 manylinux2014_x86_64"
-  [linux-arm64]="manylinux_2_28_aarch64 manylinux_2_17_aarch64 manylinux2014_aarch64"
-  [darwin-x64]="macosx_10_13_x86_64 macosx_10_10_x86_64 macosx_10_9_x86_64 macosx_10_9_universal2"
-  [darwin-arm64]="macosx_11_0_arm64 macosx_10_9_universal2"
-  [win32-x64]="win_amd64"
-)
+WHEELS_PY="$HERE/scripts/vsix_wheels.py"
+mapfile -t ALL_TARGETS < <("$PY" "$WHEELS_PY" targets)
 PY_VERSIONS="${STEADYHAND_PY_VERSIONS:-3.11 3.12 3.13 3.14}"
 
 host_target() {
@@ -42,37 +46,43 @@ host_target() {
     Linux-aarch64) echo linux-arm64 ;;
     Darwin-x86_64) echo darwin-x64 ;;
     Darwin-arm64) echo darwin-arm64 ;;
-    *) echo "unsupported host $(uname -s)-$(uname -m); pass --target" >&2; exit 2 ;;
+    MINGW*-x86_64 | MSYS*-x86_64 | CYGWIN*-x86_64) echo win32-x64 ;;
+    *) echo "unsupported host $(uname -s)-$(uname -m); pass --target" >&2; return 2 ;;
   esac
 }
 
-TARGET=""
+TARGETS=()
+UNIVERSAL=""
 OUT=""
+OUT_DIR="$HERE"
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --target) TARGET="$2"; shift 2 ;;
-    --universal) TARGET="universal"; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
-    *) OUT="$1"; shift ;;
+    --target) TARGETS+=("$2"); shift 2 ;;
+    --host) TARGETS+=("$(host_target)"); shift ;;
+    --universal) UNIVERSAL=1; shift ;;
+    --out-dir) OUT_DIR="$(cd "$CALLER_PWD" && mkdir -p "$2" && cd "$2" && pwd)"; shift 2 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -*) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
+    *) OUT="$1"; [[ "$OUT" == /* ]] || OUT="$CALLER_PWD/$OUT"; shift ;;
   esac
 done
-TARGET="${TARGET:-$(host_target)}"
-if [[ "$TARGET" == universal ]]; then
-  TARGETS=("${!PIP_PLATFORMS[@]}")
-  VSCE_TARGET=()
-elif [[ -n "${PIP_PLATFORMS[$TARGET]:-}" ]]; then
-  TARGETS=("$TARGET")
-  VSCE_TARGET=(--target "$TARGET")
-else
-  echo "unknown target $TARGET (one of: ${!PIP_PLATFORMS[*]} universal)" >&2
+for t in "${TARGETS[@]}"; do
+  if [[ " ${ALL_TARGETS[*]} " != *" $t "* ]]; then
+    echo "unknown target $t (one of: ${ALL_TARGETS[*]})" >&2
+    exit 2
+  fi
+done
+if [[ -n "$UNIVERSAL" && ${#TARGETS[@]} -gt 0 ]]; then
+  echo "--universal bundles every platform: give no --target or --host with it" >&2
+  exit 2
+fi
+[[ -n "$UNIVERSAL" || ${#TARGETS[@]} -gt 0 ]] || TARGETS=("${ALL_TARGETS[@]}")
+if [[ -n "$OUT" && -z "$UNIVERSAL" && ${#TARGETS[@]} -ne 1 ]]; then
+  echo "OUTPUT.vsix names one file: build one platform (--host or --target T), or use --out-dir" >&2
   exit 2
 fi
 VERSION="$(node -p "require('./package.json').version")"
-if [[ "$TARGET" == universal ]]; then
-  OUT="${OUT:-$HERE/steadyhand-$VERSION.vsix}"
-else
-  OUT="${OUT:-$HERE/steadyhand-$TARGET-$VERSION.vsix}"
-fi
+HOST="$(host_target 2>/dev/null || true)"
 
 # --- 1. npm dependencies --------------------------------------------------------------------
 LOCK_SUM="$(sha256sum package-lock.json | cut -c1-16)"
@@ -92,10 +102,7 @@ log "bundle"
 rm -rf out
 node esbuild.mjs --production >&2
 
-# --- 3. the Python server and its wheels ---------------------------------------------------------
-WHEELS="$HERE/bundled/wheels"
-rm -rf "$HERE/bundled"
-mkdir -p "$WHEELS"
+# --- 3. the Python server and pip's wheel (once) ----------------------------------------------
 BUILD_TMP="$(mktemp -d)"
 trap 'rm -rf "$BUILD_TMP"' EXIT
 
@@ -111,49 +118,72 @@ for f in README.md LICENSE; do if [[ -f "$SERVER_SRC/$f" ]]; then cp "$SERVER_SR
 (cd "$SERVER_SRC" && tar --exclude='__pycache__' --exclude='*.egg-info' -cf - server) | (cd "$SRC" && tar -xf -)
 "$PY" -m pip wheel --quiet --disable-pip-version-check --no-deps -w "$BUILD_TMP/server" "$SRC" >&2
 SERVER_WHEEL="$(ls "$BUILD_TMP"/server/steadyhand-*.whl)"
-cp "$SERVER_WHEEL" "$WHEELS/"
 SERVER_VERSION="$(basename "$SERVER_WHEEL" | cut -d- -f2)"
-
-if [[ "$TARGET" == "$(host_target 2>/dev/null || true)" || "$TARGET" == universal ]]; then
-  log "dependencies for this machine's Python"
-  "$PY" -m pip download --quiet --disable-pip-version-check --only-binary=:all: -d "$WHEELS" "$SERVER_WHEEL" >&2
-fi
-log "dependencies for CPython $PY_VERSIONS on ${TARGETS[*]}"
-
-for target in "${TARGETS[@]}"; do
-  for pyver in $PY_VERSIONS; do
-    args=()
-    for p in ${PIP_PLATFORMS[$target]}; do args+=(--platform "$p"); done
-    if ! "$PY" -m pip download --quiet --disable-pip-version-check --only-binary=:all: --implementation cp \
-        --python-version "$pyver" "${args[@]}" -d "$WHEELS" "$SERVER_WHEEL" >"$BUILD_TMP/dl.log" 2>&1; then
-      log "warning: no complete wheel set for CPython $pyver on $target (users there fall back to the package index)"
-      tail -2 "$BUILD_TMP/dl.log" >&2
-    fi
-  done
-done
 
 log "pip's own wheel (runs the install on the user's machine; no pip or venv needed there)"
 "$PY" -m pip download --quiet --disable-pip-version-check --only-binary=:all: --no-deps -d "$BUILD_TMP/pip" 'pip>=24.2,<27' >&2
 PIP_WHEEL="$(basename "$(ls "$BUILD_TMP"/pip/pip-*.whl | head -1)")"
-cp "$BUILD_TMP/pip/$PIP_WHEEL" "$WHEELS/"
 
-"$PY" - "$HERE/bundled" "$SERVER_VERSION" "$PIP_WHEEL" <<'PYEOF'
+# --- 4. per platform: its wheels, the check, the package -----------------------------------------
+# $1: the VSIX's name for the log; the rest: the platforms whose wheels it carries.
+bundle() {
+  local label="$1"; shift
+  local wheels="$HERE/bundled/wheels"
+  rm -rf "$HERE/bundled"
+  mkdir -p "$wheels"
+  cp "$SERVER_WHEEL" "$BUILD_TMP/pip/$PIP_WHEEL" "$wheels/"
+  local target pyver p args
+  for target in "$@"; do
+    if [[ "$target" == "$HOST" ]]; then
+      log "$label: dependencies for this machine's Python"
+      "$PY" -m pip download --quiet --disable-pip-version-check --only-binary=:all: -d "$wheels" "$SERVER_WHEEL" >&2
+    fi
+    for pyver in $PY_VERSIONS; do
+      args=()
+      while IFS= read -r p; do args+=(--platform "$p"); done < <("$PY" "$WHEELS_PY" pip-platforms "$target")
+      log "$label: dependencies for CPython $pyver on $target"
+      if ! "$PY" -m pip download --quiet --disable-pip-version-check --only-binary=:all: --implementation cp \
+          --python-version "$pyver" "${args[@]}" -d "$wheels" "$SERVER_WHEEL" >"$BUILD_TMP/dl.log" 2>&1; then
+        log "warning: no complete wheel set for CPython $pyver on $target"
+        tail -2 "$BUILD_TMP/dl.log" >&2
+      fi
+    done
+  done
+  "$PY" - "$HERE/bundled" "$SERVER_VERSION" "$PIP_WHEEL" "$PY_VERSIONS" "$@" <<'PYEOF'
 import json, os, sys
-bundled, version, pip_wheel = sys.argv[1:4]
+bundled, version, pip_wheel, versions, *targets = sys.argv[1:]
 wheels = sorted(os.listdir(os.path.join(bundled, "wheels")))
 manifest = {
     "serverVersion": version,
     "requirement": f"steadyhand=={version}",
     "pipWheel": pip_wheel,
+    "targets": targets,
+    "pythonVersions": versions.split(),
     "wheels": wheels,
 }
 with open(os.path.join(bundled, "manifest.json"), "w") as f:
     json.dump(manifest, f, indent=2)
 print(f"[build-vsix] bundled {len(wheels)} wheels", file=sys.stderr)
 PYEOF
+  local check_args=()
+  for target in "$@"; do check_args+=(--target "$target"); done
+  "$PY" "$WHEELS_PY" check "$HERE/bundled" "${check_args[@]}"
+}
 
-# --- 4. package ----------------------------------------------------------------------------------
-log "vsce package -> $OUT"
-npx vsce package --no-dependencies "${VSCE_TARGET[@]}" --out "$OUT" >&2
-log "done: $OUT ($(du -h "$OUT" | cut -f1))"
-echo "$OUT"
+package() {
+  local out="$1"; shift
+  log "vsce package -> $out"
+  npx vsce package --no-dependencies "$@" --out "$out" >&2
+  log "done: $out ($(du -h "$out" | cut -f1))"
+  echo "$out"
+}
+
+if [[ -n "$UNIVERSAL" ]]; then
+  bundle universal "${ALL_TARGETS[@]}"
+  package "${OUT:-$OUT_DIR/steadyhand-$VERSION.vsix}"
+else
+  for target in "${TARGETS[@]}"; do
+    bundle "$target" "$target"
+    package "${OUT:-$OUT_DIR/steadyhand-$target-$VERSION.vsix}" --target "$target"
+  done
+fi

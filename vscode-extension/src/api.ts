@@ -10,9 +10,9 @@
  * `{ ok, message, error?, path, ... }`. Refusals are results with `ok: false`, never exceptions.
  */
 import type { CancellationToken, Event, Uri } from 'vscode';
-import type { CommandResult } from './format';
+import type { CommandResult } from './common/results';
 
-export type { CommandResult } from './format';
+export type { CommandResult } from './common/results';
 
 export interface ReadParams {
   file_path: string;

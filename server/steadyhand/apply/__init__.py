@@ -1,1 +1,3 @@
-"""How agent changes reach the world: atomic disk writes, or WorkspaceEdits to open buffers."""
+"""How agent changes reach the world: the stack of layers every change passes (guards,
+history, the editor's buffers, the disk: the one writer), built in one place
+(:mod:`steadyhand.apply.stack`)."""

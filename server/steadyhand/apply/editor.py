@@ -6,7 +6,8 @@ check validated, so the editor itself refuses it if the buffer moved in between.
 edit is minimal (only the changed ranges) so cursors, folds and undo behave, and one
 agent call is one WorkspaceEdit: one undo step. Then disk follows the buffer according
 to ``saveAfterEdit``, never saving the user's own unsaved typing behind their back.
-Files that are not open go straight to disk (atomically).
+Files that are not open go to the disk layer below (:class:`DiskWorld`), which also makes
+every write this layer makes behind an open buffer: the editor layer never writes itself.
 """
 
 from __future__ import annotations
@@ -18,14 +19,14 @@ from typing import Any, Protocol
 
 from lsprotocol import types
 
-from steadyhand.apply.disk import delete_from_disk, write_to_disk
+from steadyhand.apply.disk import DiskWorld, write_failure
+from steadyhand.apply.own_writes import OwnWrites
 from steadyhand.config import Settings
+from steadyhand.context import ToolContext, WorldLayer
 from steadyhand.documents.open_docs import OpenDocuments
 from steadyhand.documents.positions import PositionIndex, encoding_name, line_starts
 from steadyhand.documents.snapshot import Snapshot, from_text, mixed_view
-from steadyhand.fs.atomic import atomic_write
 from steadyhand.fs.reader import decode_or_refuse, encode_or_refuse, read_all
-from steadyhand.fs.syscalls import Syscalls
 from steadyhand.protocol.answers import MalformedAnswer, apply_edit_answer, save_refusal, shown
 from steadyhand.protocol.commands import SAVE_DOCUMENTS
 from steadyhand.protocol.errors import ErrorCode, ToolError
@@ -47,8 +48,6 @@ MAX_TEXT_EDITS = 1000
 FORMAT_SETTLE_S = 0.3
 
 ANNOTATION_ID = "steadyhand.agentEdit"
-#: Marks a path Steadyhand itself deleted, in ``EditorWorld.own_writes``.
-DELETED = ""
 
 
 class EditorServer(Protocol):
@@ -173,18 +172,21 @@ def disk_file(path: str, *, links_ok: bool = False) -> tuple[bytes | None, str |
     return data, text, enc
 
 
-class EditorWorld:
+class EditorWorld(WorldLayer):
+    """The editor layer, over the disk layer: changes to open documents go to the
+    editor's buffers, and the disk follows through the layer below (see the module
+    docstring)."""
+
     def __init__(
-        self, ls: EditorServer, docs: OpenDocuments, syscalls: Syscalls, settings: Settings
+        self, inner: DiskWorld, ctx: ToolContext, ls: EditorServer, docs: OpenDocuments
     ) -> None:
+        super().__init__(inner, ctx)
+        self.disk = inner
+        assert inner.own is not None, "the editor's server notes its own writes"
+        #: what Steadyhand itself last wrote or deleted (the disk layer notes its writes)
+        self.own: OwnWrites = inner.own
         self.ls = ls
         self.docs = docs
-        self.syscalls = syscalls
-        self.settings = settings
-        #: path -> hash the server itself last wrote to disk (not an external change)
-        self.own_writes: dict[str, str] = {}
-        #: path -> (size, mtime_ns) of that write, to recognise it without re-reading
-        self.own_stats: dict[str, tuple[int, int]] = {}
         #: path -> (hash of the disk's bytes, hash of the buffer's LF text) when the open
         #: buffer was last seen holding the disk's text (up to line endings): the disk
         #: must still hold those bytes for the buffer to be written over it
@@ -194,11 +196,15 @@ class EditorWorld:
         #: path -> the encoding of the disk's text behind an open buffer, when last read
         self.disk_encodings: dict[str, Encoding] = {}
 
+    @property
+    def settings(self) -> Settings:
+        return self.ctx.settings
+
     # -- what the disk holds behind an open buffer ----------------------------------
 
     def disk_file(self, path: str) -> tuple[bytes | None, str | None, Encoding]:
         """:func:`disk_file`, by the ``allowHardLinks`` setting."""
-        return disk_file(path, links_ok=self.settings.allow_hard_links)
+        return disk_file(path, links_ok=self.disk.links_ok)
 
     def opened(self, path: str, text: str) -> None:
         """The editor opened ``path`` with ``text``: note whether that is the disk's text."""
@@ -253,33 +259,6 @@ class EditorWorld:
             return None
         return text_hash(before.view) != base[1]
 
-    def written_by_us(self, path: str, now: str | None, gone: bool) -> bool:
-        """Whether the disk holding ``now`` (a content hash; ``gone``: no file) is
-        Steadyhand's own last write or deletion of ``path``. Once the disk is seen
-        holding anything else, a write is forgotten: another program bringing the same
-        text back later is a change like any other. (A deletion is noted before the
-        editor carries it out, so the file seen meanwhile does not forget it.)"""
-        own = self.own_writes.get(path)
-        if own is None:
-            return False
-        if now == own or (gone and own == DELETED):
-            return True
-        if own != DELETED and (now is not None or gone):
-            del self.own_writes[path]
-            self.own_stats.pop(path, None)
-        return False
-
-    def as_written(self, path: str) -> bool:
-        """Whether ``path`` has exactly the size and time Steadyhand's own write left."""
-        written = self.own_stats.get(path)
-        if written is None:
-            return False
-        try:
-            st = os.stat(path)
-        except OSError:
-            return False
-        return (st.st_size, st.st_mtime_ns) == written
-
     def disk_news(self, path: str, text: str) -> tuple[str | None, bool] | None:
         """What to tell the agent about the disk behind the open buffer of ``path``
         (holding ``text``): the disk's new content hash (None: gone) and whether it is
@@ -289,7 +268,7 @@ class EditorWorld:
         data, disk_text, _ = self.disk_file(path)
         gone = data is None and not os.path.lexists(path)
         now = content_hash(data) if data is not None else None
-        if self.written_by_us(path, now, gone):
+        if self.own.written_by_us(path, now, gone):
             return None
         if self.note_disk(path, text, data, disk_text):
             return None  # the disk holds the buffer's text (the editor saved it)
@@ -369,15 +348,7 @@ class EditorWorld:
                 refreshed=False,
             )
         if uri is None or before is None or before.source != "buffer":
-            applied = write_to_disk(
-                change,
-                self.syscalls,
-                fsync=self.settings.fsync,
-                links_ok=self.settings.allow_hard_links,
-            )
-            self.own_writes[change.path] = applied.snapshot.hash
-            self.own_stats[change.path] = (applied.snapshot.size, applied.snapshot.mtime_ns)
-            return applied
+            return await self.inner.apply(change)
         self._check_storable(change)
         if not self.supports_apply_edit():
             return self._write_behind_editor(change, before)
@@ -421,19 +392,8 @@ class EditorWorld:
                 refreshed=False,
             )
         raw, enc, data = self._disk_bytes(change.new_raw, before, change, disk_text, enc)
-        try:
-            st = atomic_write(
-                path, data, sys=self.syscalls, fsync=self.settings.fsync, expect=content_hash(found)
-            )
-        except OSError as exc:
-            raise ToolError(
-                ErrorCode.IO_ERROR,
-                f"Could not write {path}: {exc.strerror or exc}. Nothing was changed.",
-                path=path,
-            ) from exc
         digest = content_hash(data)
-        self.own_writes[path] = digest
-        self.own_stats[path] = (st.st_size, st.st_mtime_ns)
+        st = self.disk.write(path, data, expect=content_hash(found), digest=digest)
         self.matched[path] = (digest, text_hash(to_view(raw)))
         snap = Snapshot(path, "disk", raw, enc, digest, st.st_size, st.st_mtime_ns)
         return Applied(
@@ -493,7 +453,8 @@ class EditorWorld:
 
     async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
         """Delete a file: a ``DeleteFile`` WorkspaceEdit when the editor has it open (and
-        supports that), else from disk. Steadyhand's own deletions are not reported."""
+        supports that), else through the disk layer. Steadyhand's own deletions are not
+        reported."""
         uri = self.docs.uri_for(path)
         gone = Snapshot(path, "disk", "", before.encoding, "", 0, 0)
         if uri is not None:
@@ -512,13 +473,13 @@ class EditorWorld:
                     )
                 ]
             )
-            self.own_writes[path] = DELETED
+            self.own.deleting(path)
             try:
                 applied, reason = await self._ask_to_apply(
                     types.ApplyWorkspaceEditParams(edit=edit, label=f"Agent {tool}: delete")
                 )
             except MalformedAnswer as exc:
-                self._not_deleted(path)
+                self.own.not_deleted(path)
                 raise ToolError(
                     ErrorCode.EDIT_REJECTED,
                     f"The editor's answer to deleting {path} could not be read ({exc}), so it "
@@ -528,10 +489,10 @@ class EditorWorld:
                     reason=f"malformed answer: {exc}",
                 ) from exc
             except BaseException:
-                self._not_deleted(path)
+                self.own.not_deleted(path)
                 raise
             if not applied:
-                self._not_deleted(path)
+                self.own.not_deleted(path)
                 raise ToolError(
                     ErrorCode.EDIT_REJECTED,
                     f"The editor did not delete {path} ({reason or 'no reason given'}"
@@ -540,18 +501,7 @@ class EditorWorld:
                     reason=reason,
                 )
             return Applied(via="workspaceEdit", snapshot=gone, on_disk=True)
-        self.own_writes[path] = DELETED
-        try:
-            return delete_from_disk(
-                path,
-                before,
-                self.syscalls,
-                fsync=self.settings.fsync,
-                links_ok=self.settings.allow_hard_links,
-            )
-        except BaseException:
-            self._not_deleted(path)
-            raise
+        return await self.inner.delete(path, before, tool=tool, session=session)
 
     def _check_deletable(self, path: str, before: Snapshot) -> None:
         """Refuse (``stale``) to delete an open document unless its buffer and the disk
@@ -572,11 +522,6 @@ class EditorWorld:
             path=path,
             refreshed=False,
         )
-
-    def _not_deleted(self, path: str) -> None:
-        """A deletion that did not happen: a later one by someone else is reported."""
-        if self.own_writes.get(path) == DELETED:
-            del self.own_writes[path]
 
     # -- open documents --------------------------------------------------------------
 
@@ -725,14 +670,7 @@ class EditorWorld:
         mode = self.settings.save_after_edit
         had_unsaved = bool(before.unsaved)
         if mode == "never":
-            snap = self._snapshot(change.path, text, version, unsaved=True)
-            return Applied(
-                via="workspaceEdit",
-                snapshot=snap,
-                on_disk=False,
-                note="The change is in the editor's open buffer but not saved to disk, "
-                "because saveAfterEdit is set to never.",
-            )
+            return self._left_unsaved(change.path, text, version, "saveAfterEdit is set to never")
         found, disk_text, enc = self.disk_file(change.path)
         # The disk changed (or went) since the buffer last matched it: behind a buffer
         # with unsaved changes, or, for a clean one, while the change was being made.
@@ -748,14 +686,7 @@ class EditorWorld:
         if mode == "whenClean" and had_unsaved:
             typed = self.typed_since_match(change.path, before)
             why = _UNSAVED_UNKNOWN if typed is None else _UNSAVED_TYPING
-            snap = self._snapshot(change.path, text, version, unsaved=True)
-            return Applied(
-                via="workspaceEdit",
-                snapshot=snap,
-                on_disk=False,
-                note="The change is in the editor's open buffer but not saved to disk, "
-                f"because {why}.",
-            )
+            return self._left_unsaved(change.path, text, version, why)
         if self.supports_save_request():
             return await self._save_via_client(uri, change, text, version, seen=seen)
         # The client cannot save on request: write the exact buffer text ourselves (in the
@@ -770,20 +701,16 @@ class EditorWorld:
         ):
             return self._not_saved(change.path, text, version, _DISK_CHANGED)
         raw, enc, data = self._disk_bytes(text, before, change, disk_text, enc)
-        try:
-            st = atomic_write(
-                change.path, data, sys=self.syscalls, fsync=self.settings.fsync, expect=expect
-            )
-        except ToolError:  # written by someone else in the meantime
-            return self._not_saved(change.path, text, version, _DISK_CHANGED)
-        except OSError as exc:
-            return self._not_saved(
-                change.path, text, version, f"writing it to disk failed ({exc.strerror})"
-            )
-
         digest = content_hash(data)
-        self.own_writes[change.path] = digest
-        self.own_stats[change.path] = (st.st_size, st.st_mtime_ns)
+        try:
+            self.disk.write(change.path, data, expect=expect, digest=digest)
+        except ToolError as err:
+            failed = write_failure(err)
+            if failed is None:  # written by someone else in the meantime
+                return self._not_saved(change.path, text, version, _DISK_CHANGED)
+            return self._not_saved(
+                change.path, text, version, f"writing it to disk failed ({failed})"
+            )
         self.matched[change.path] = (digest, text_hash(to_view(text)))
         snap = self._snapshot(change.path, text, version, unsaved=False)
         note = "Saved to disk."
@@ -860,6 +787,16 @@ class EditorWorld:
             )
         snap = self._snapshot(change.path, now, doc.version, unsaved=not saved)
         return Applied(via="workspaceEdit", snapshot=snap, on_disk=saved, note=note)
+
+    def _left_unsaved(self, path: str, text: str, version: int | None, why: str) -> Applied:
+        """The change is in the buffer, which is not saved by rule (``why``)."""
+        snap = self._snapshot(path, text, version, unsaved=True)
+        return Applied(
+            via="workspaceEdit",
+            snapshot=snap,
+            on_disk=False,
+            note=f"The change is in the editor's open buffer but not saved to disk, because {why}.",
+        )
 
     def _not_saved(self, path: str, text: str, version: int | None, why: str) -> Applied:
         snap = self._snapshot(path, text, version, unsaved=True)

@@ -54,9 +54,7 @@ class GuardedWorld(WorldLayer):
 
     async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
         check_writable(self.ctx, path, session)
-        from steadyhand.apply.history import delete_via
-
-        return await delete_via(self.inner, self.ctx, path, before, tool=tool, session=session)
+        return await self.inner.delete(path, before, tool=tool, session=session)
 
 
 async def check_secrets(ctx: ToolContext, change: Change) -> Scan:

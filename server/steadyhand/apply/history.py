@@ -3,7 +3,7 @@
 :class:`HistoryWorld` wraps whatever world the server uses; every change any tool sends
 through ``ctx.world.apply`` (edit, write, undo, rewind, and tools added later) has the
 file's previous content saved before it is delegated, and is entered in the index once
-it succeeded. Deleting a file (an undo of a creation) goes through :func:`delete_via`.
+it succeeded. Deleting a file (an undo of a creation) is kept and recorded the same way.
 
 An undo or a rewind may replace content that exists nowhere else (a forced undo over the
 user's newer work): such a change is refused, the file untouched, when that content
@@ -21,7 +21,6 @@ import time
 from collections.abc import Sequence
 from typing import TypeVar
 
-from steadyhand.apply.disk import delete_from_disk
 from steadyhand.context import ToolContext, WorldLayer
 from steadyhand.documents.snapshot import Snapshot, from_disk
 from steadyhand.fs.state_dir import state_dir
@@ -33,7 +32,7 @@ from steadyhand.text.diff import splices_diff, stat, whole_diff
 from steadyhand.text.encoding import UTF8, Encoding
 from steadyhand.text.lines import count_lines
 from steadyhand.text.splices import Splice, apply_splices
-from steadyhand.world import Applied, Change, World
+from steadyhand.world import Applied, Change
 
 log = logging.getLogger(__name__)
 
@@ -150,6 +149,7 @@ def _record(
     *,
     tool: str,
     session: str,
+    instance: str,
     splices: Sequence[Splice] | None = None,
     exact: bool = False,
     label: str | None = None,
@@ -189,11 +189,21 @@ def _record(
         added=added,
         removed=removed,
         after=_keep_after(store, after),
+        instance=instance,
+        after_encoding=_after_label(after),
     )
     try:
         store.append(version)
     except OSError as exc:
         log.warning("history: could not record a change to %s: %s", path, exc)
+
+
+def _after_label(after: Snapshot | None) -> str | None:
+    """The encoding the change left the file in, when it is known: for the disk (an
+    editor buffer holds text only; the editor decides how it is saved)."""
+    if after is None or after.source == "buffer":
+        return None
+    return after.encoding.label
 
 
 def _label(before: Snapshot | None, after: Snapshot | None) -> str:
@@ -251,6 +261,7 @@ class HistoryWorld(WorldLayer):
                 applied.snapshot,
                 tool=change.tool,
                 session=change.session,
+                instance=self.ctx.sessions.instance,
                 splices=change.splices,
                 exact=applied.snapshot.raw is change.new_raw,
                 label=label,
@@ -261,7 +272,7 @@ class HistoryWorld(WorldLayer):
     async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
         history = self.ctx.history
         if history is None:
-            return await delete_via(self.inner, self.ctx, path, before, tool=tool, session=session)
+            return await self.inner.delete(path, before, tool=tool, session=session)
         store = history.for_path(path)
         # A deletion always replaces content: it is refused unless that content is kept.
         key, _ = await _keep(store, before, tool=tool, required=True)
@@ -278,49 +289,24 @@ class HistoryWorld(WorldLayer):
         session: str,
     ) -> Applied:
         label = _disk_label(before, links_ok=self.ctx.roots.allow_hard_links)  # still there
-        applied = await delete_via(self.inner, self.ctx, path, before, tool=tool, session=session)
-        _record(store, path, before, key, None, tool=tool, session=session, label=label)
-        return Applied(applied.via, applied.snapshot, applied.on_disk)
-
-
-async def delete_via(
-    world: World, ctx: ToolContext, path: str, before: Snapshot, *, tool: str, session: str
-) -> Applied:
-    """Delete ``path`` through ``world`` if it can delete, else from disk.
-
-    A world that knows about open documents provides ``delete`` itself; the fallback
-    refuses to delete a file that is open in the editor, since the editor would keep it.
-    """
-    deleter = getattr(world, "delete", None)
-    if deleter is not None:
-        result: Applied = await deleter(path, before, tool=tool, session=session)
-        return result
-    if world.current(path) is not None:
-        raise ToolError(
-            ErrorCode.EDIT_REJECTED,
-            f"{path} is open in the editor, which would keep it alive after a delete, so it "
-            "was left as it is. Ask the user to close it, then retry.",
-            path=path,
+        applied = await self.inner.delete(path, before, tool=tool, session=session)
+        _record(
+            store,
+            path,
+            before,
+            key,
+            None,
+            tool=tool,
+            session=session,
+            instance=self.ctx.sessions.instance,
+            label=label,
         )
-    return delete_from_disk(
-        path, before, ctx.syscalls, fsync=ctx.settings.fsync, links_ok=ctx.roots.allow_hard_links
-    )
-
-
-def unwrap(world: World) -> World:
-    """The innermost world under any wrappers (``inner`` attributes)."""
-    while True:
-        inner = getattr(world, "inner", None)
-        if inner is None:
-            return world
-        world = inner
+        return Applied(applied.via, applied.snapshot, applied.on_disk)
 
 
 __all__ = [
     "MUST_KEEP",
     "HistoryWorld",
     "configure",
-    "delete_via",
     "encoding_from_label",
-    "unwrap",
 ]

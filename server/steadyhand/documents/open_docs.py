@@ -11,16 +11,16 @@ last is the buffer that counts.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable
 
-from steadyhand.paths.uris import local_path
+from steadyhand.paths.uris import real_path
 
 
 def uri_to_path(uri: str) -> str | None:
-    """The real path of the local file ``uri`` names (None: not a local file)."""
-    path = local_path(uri)
-    return os.path.realpath(path) if path is not None else None
+    """The real path of the local file ``uri`` names, in the one spelling its volume
+    stores (None: not a local file): a file opened as ``Notes.md`` and as ``notes.md``
+    on a volume that ignores case is one document."""
+    return real_path(uri)
 
 
 class OpenDocuments:

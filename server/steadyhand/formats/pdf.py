@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import io
 import logging
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -31,16 +30,12 @@ if TYPE_CHECKING:
 logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 MAGIC = b"%PDF-"
-PAGES_RE = re.compile(r"^\s*\d+\s*(?:-\s*\d*\s*)?(?:,\s*\d+\s*(?:-\s*\d*\s*)?)*$")
-
-
-def valid_pages(spec: str) -> bool:
-    return PAGES_RE.match(spec) is not None
 
 
 def parse_pages(spec: str, count: int) -> list[int]:
     """1-based page numbers named by ``spec`` (in order, without repeats), capped to
-    ``count``. ``spec`` is assumed valid (see :func:`valid_pages`)."""
+    ``count``. ``spec`` is assumed valid (the ``pages`` parameter's check refuses
+    any other)."""
     out: list[int] = []
     seen: set[int] = set()
     for part in spec.split(","):

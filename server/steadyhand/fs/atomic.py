@@ -28,7 +28,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import errno
-import fcntl
 import functools
 import json
 import logging
@@ -49,6 +48,9 @@ from steadyhand.fs.syscalls import (
 )
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import streaming_hasher
+from steadyhand.system import at, flags, locks, metadata
+from steadyhand.system.process import alive
+from steadyhand.system.rename import FileBusy, replace
 
 log = logging.getLogger(__name__)
 
@@ -56,13 +58,17 @@ log = logging.getLogger(__name__)
 #: ``.x.steadyhand-1-0000abcd.tmp`` followed by one is a user's file, never removed).
 TEMP_PATTERN = re.compile(r"\A\..*\.steadyhand-(\d+)-[0-9a-f]{8}\.tmp\Z", re.DOTALL)
 _MAX_BASE = 100
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+_DIR_FLAGS = at.WRITE
+#: A new temp file: never an existing name, never through a link, bytes as they are.
+_NEW_TEMP = os.O_WRONLY | os.O_CREAT | os.O_EXCL | flags.CLOEXEC | flags.NOFOLLOW | flags.BINARY
 #: errnos meaning "this file system / kernel cannot do renameat2 with flags".
 _NO_RENAMEAT2 = frozenset({errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP})
 #: errnos of a one-call open (no symbolic link on the path) that the folder-by-folder
 #: walk handles: a missing folder to create, a link or a file to name in the refusal,
 #: a kernel (or a sandbox) without ``openat2``.
 _WALK_INSTEAD = frozenset({errno.ENOENT, errno.ELOOP, errno.ENOTDIR, errno.ENOSYS, errno.EPERM})
+#: errnos of ``fchmod`` on a file system that has no permission bits.
+_NO_MODES = frozenset({errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP})
 #: Undoing a swap is never fault-injected: it only runs to protect someone else's bytes.
 _PLAIN = Syscalls()
 
@@ -106,13 +112,12 @@ def _open_folder(folder: str, sys: Syscalls, *, make: bool, path: str) -> tuple[
     except OSError as exc:
         if exc.errno not in _WALK_INSTEAD:
             raise
-    fd = os.open("/", _DIR_FLAGS)
+    top, parts = at.split_root(folder)
+    fd = at.root(folder, _DIR_FLAGS)
     created: list[str] = []
-    cur = "/"
+    cur = top
     try:
-        for part in folder.split("/"):
-            if not part:
-                continue
+        for part in parts:
             cur = os.path.join(cur, part)
             try:
                 nfd = sys.open_dir(part, fd)
@@ -136,10 +141,10 @@ def _open_folder(folder: str, sys: Syscalls, *, make: bool, path: str) -> tuple[
                         path=path,
                     ) from exc
                 raise
-            os.close(fd)
+            at.close(fd)
             fd = nfd
     except BaseException:
-        os.close(fd)
+        at.close(fd)
         for d in reversed(created):
             with contextlib.suppress(OSError):
                 os.rmdir(d)
@@ -147,9 +152,32 @@ def _open_folder(folder: str, sys: Syscalls, *, make: bool, path: str) -> tuple[
     return fd, created
 
 
+def make_folders(folder: str, sys: Syscalls, *, fsync: bool) -> list[str]:
+    """Make the folder at the absolute real path ``folder`` and the folders missing on
+    the way (``mkdir -p``), never going through a symbolic link; the folders made, in
+    order. With ``fsync`` each new folder's name is made durable in its parent."""
+    fd, created = _open_folder(folder, sys, make=True, path=folder)
+    try:
+        if fsync:
+            for made in created:
+                pfd, _ = _open_folder(os.path.dirname(made), sys, make=False, path=folder)
+                try:
+                    sys.fsync_dir(pfd)
+                finally:
+                    os.close(pfd)
+    except BaseException:
+        for d in reversed(created):
+            with contextlib.suppress(OSError):
+                os.rmdir(d)
+        raise
+    finally:
+        os.close(fd)
+    return created
+
+
 def _is_link(dfd: int, name: str) -> bool:
     try:
-        return stat.S_ISLNK(os.stat(name, dir_fd=dfd, follow_symlinks=False).st_mode)
+        return stat.S_ISLNK(at.lstat(name, dfd).st_mode)
     except OSError:
         return False
 
@@ -191,7 +219,7 @@ def _moved_hash(dfd: int, tmp: str, links_ok: bool = False) -> str | None:
 
 def _ino_at(dfd: int, name: str) -> int | None:
     try:
-        return os.stat(name, dir_fd=dfd, follow_symlinks=False).st_ino
+        return at.lstat(name, dfd).st_ino
     except OSError:
         return None
 
@@ -232,13 +260,28 @@ def atomic_write(
             return _write_in(
                 dfd, path, name, data, sys, fsync, expect, expect_stat, create, later, links_ok
             )
+        except FileBusy as exc:
+            raise in_use(path, exc, "written") from exc
         except BaseException:
             for d in reversed(created):
                 with contextlib.suppress(OSError):
                     os.rmdir(d)
             raise
     finally:
-        os.close(dfd)
+        at.close(dfd)
+
+
+def in_use(path: str, exc: FileBusy, what: str) -> ToolError:
+    """The refusal for a file another program holds open so that it cannot be replaced
+    (Windows, after :data:`steadyhand.system.rename.BUSY_DELAYS`): nothing changed."""
+    return ToolError(
+        ErrorCode.FILE_IN_USE,
+        f"{path} is open in another program (an editor, an indexer or an antivirus "
+        f"scanner) that does not let it be replaced, so it was not {what}: the file is "
+        "exactly as it was. Retry in a moment, or ask the user to close it there.",
+        path=path,
+        cause=exc.cause.strerror or str(exc.cause),
+    )
 
 
 def _write_in(
@@ -255,7 +298,7 @@ def _write_in(
     links_ok: bool = False,
 ) -> os.stat_result:
     try:
-        existing: os.stat_result | None = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        existing: os.stat_result | None = at.lstat(name, dfd)
     except FileNotFoundError:
         existing = None
     if existing is not None and too_many_links(existing, links_ok=links_ok):
@@ -272,9 +315,7 @@ def _write_in(
             f"{path} is no longer a regular file, so nothing was written to it.",
             path=path,
         )
-    if existing is not None and not os.access(
-        name, os.W_OK, dir_fd=dfd, effective_ids=True, follow_symlinks=False
-    ):
+    if existing is not None and not at.writable(name, dfd):
         # The file is replaced, which its folder's permissions would allow; its own say
         # whether it may be written at all, as for an editor saving it.
         raise OSError(errno.EACCES, "the file's permissions do not allow writing it", path)
@@ -291,7 +332,10 @@ def _write_in(
     ours = False  # whether the temp name holds our new file
     try:
         fd = sys.open(
-            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600, dfd
+            tmp,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | flags.CLOEXEC | flags.NOFOLLOW | flags.BINARY,
+            0o600,
+            dfd,
         )
         ours = True
         # what the file will be: a rename changes neither its size nor its time
@@ -308,7 +352,7 @@ def _write_in(
                 os.close(fd)
         if ours:
             with contextlib.suppress(OSError):
-                os.unlink(tmp, dir_fd=dfd)
+                at.unlink(tmp, dfd)
         raise
     _sync_folder(dfd, sys, fsync)
     return written
@@ -343,7 +387,13 @@ def _fill(
     if owner is not None:  # before the mode: a change of owner clears setuid and setgid
         with contextlib.suppress(OSError):
             sys.fchown(fd, owner.st_uid, owner.st_gid)
-    sys.fchmod(fd, mode)
+    try:
+        sys.fchmod(fd, mode)
+    except OSError as exc:
+        # a file system without permission bits (FAT, exFAT through FUSE): there is no
+        # mode to keep, and the write goes on
+        if exc.errno not in _NO_MODES:
+            raise
     if old is not None:
         _copy_xattrs(*old, fd)
     if fsync:
@@ -352,25 +402,12 @@ def _fill(
 
 
 def _copy_xattrs(dfd: int, name: str, fd: int) -> None:
-    """Give the new file ``fd`` the extended attributes of the file ``name`` in the
-    folder ``dfd`` it replaces: user attributes, access control lists
-    (``system.posix_acl_access``), and security labels where allowed. Best effort, as for
-    the owner: what the system refuses to set (a label only a privileged process may
-    give) is left out.
-
-    The file is named through the folder already open (``/proc/self/fd``), never by its
-    path: a folder on the path swapped for a symbolic link since would lead elsewhere."""
-    listxattr = getattr(os, "listxattr", None)
-    if listxattr is None:  # not Linux
-        return
-    src = f"/proc/self/fd/{dfd}/{name}"
-    try:
-        names: list[str] = listxattr(src, follow_symlinks=False)
-    except OSError:
-        return
-    for attr in names:
-        with contextlib.suppress(OSError):
-            os.setxattr(fd, attr, os.getxattr(src, attr, follow_symlinks=False))
+    """Give the new file ``fd`` what the file ``name`` in the folder ``dfd`` carries
+    beside its bytes and mode: extended attributes, access control lists, security labels
+    where allowed (:func:`steadyhand.system.metadata.copy`: Linux's xattrs, macOS's
+    ``fcopyfile``; Windows keeps them through ``ReplaceFileW``). Best effort, as for the
+    owner: what the system refuses to set is left out."""
+    metadata.copy(dfd, name, fd)
 
 
 #: errnos of an anonymous file (``O_TMPFILE``) the file system, the kernel or the
@@ -419,7 +456,7 @@ def _create_anonymous(
         # this file's) rather than leave a file that may be incomplete.
         if _ino_at(dfd, name) == written.st_ino:
             with contextlib.suppress(OSError):
-                os.unlink(name, dir_fd=dfd)
+                at.unlink(name, dfd)
         raise
     return written
 
@@ -452,7 +489,7 @@ def _commit(
     except BaseException:
         if _ino_at(dfd, tmp) == ino:
             with contextlib.suppress(OSError):
-                os.unlink(tmp, dir_fd=dfd)
+                at.unlink(tmp, dfd)
         raise
 
 
@@ -466,7 +503,7 @@ def _commit_new(dfd: int, path: str, name: str, tmp: str, sys: Syscalls) -> None
         if exc.errno not in _NO_RENAMEAT2:
             raise
     try:  # a hard link never replaces an existing name either
-        os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
+        at.link(tmp, name, dfd)
     except FileExistsError:
         raise _changed(path, "was created") from None
     except OSError:
@@ -475,27 +512,19 @@ def _commit_new(dfd: int, path: str, name: str, tmp: str, sys: Syscalls) -> None
         sys.rename(tmp, name, dfd)
         return
     with contextlib.suppress(OSError):
-        os.unlink(tmp, dir_fd=dfd)
+        at.unlink(tmp, dfd)
 
 
-@contextlib.contextmanager
-def _folder_lock(dfd: int) -> Iterator[None]:
+def _folder_lock(dfd: int) -> contextlib.AbstractContextManager[None]:
     """Serialize checked commits in one folder across Steadyhand processes.
 
     Two servers swapping the same file at once could each undo the other's swap; under
     this lock only outside writers (who never take it) race a commit, and the swap check
-    handles them. Best effort: where ``flock`` fails the commit goes on unlocked.
+    handles them. Best effort: where the lock fails the commit goes on unlocked
+    (:func:`steadyhand.system.locks.folder_locked`: ``flock`` on the folder, ``LockFileEx``
+    on a file standing for it on Windows).
     """
-    try:
-        fcntl.flock(dfd, fcntl.LOCK_EX)
-    except OSError:
-        yield
-        return
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            fcntl.flock(dfd, fcntl.LOCK_UN)
+    return locks.folder_locked(dfd)
 
 
 def _same_stat(
@@ -504,7 +533,7 @@ def _same_stat(
     if expect_stat is None:
         return False
     try:
-        st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        st = at.lstat(name, dfd)
     except OSError:
         return False
     if too_many_links(st, links_ok=links_ok):
@@ -544,7 +573,7 @@ def _swap_checked(
         # after the answer where that can be arranged, else now.
         if later is not None:
             try:
-                own = os.dup(dfd)
+                own = at.dup(dfd)
             except OSError:
                 own = -1
             if own >= 0:
@@ -552,7 +581,7 @@ def _swap_checked(
                     later(functools.partial(_remove_displaced, sys, own, tmp, path, close=True))
                     return
                 except Exception:
-                    os.close(own)
+                    at.close(own)
         _remove_displaced(sys, dfd, tmp, path)
         return
     kept, ours_stays = _put_back(dfd, name, tmp, ino)
@@ -590,7 +619,7 @@ def checked_delete(
     except FileNotFoundError:
         return
     try:
-        with _folder_lock(dfd):
+        with _folder_lock(dfd), _busy_is_in_use(path):
             if expect is None:
                 try:
                     sys.unlink(name, dfd)
@@ -600,7 +629,15 @@ def checked_delete(
                 _delete_checked(dfd, path, name, sys, expect, links_ok)
         _sync_folder(dfd, sys, fsync)
     finally:
-        os.close(dfd)
+        at.close(dfd)
+
+
+@contextlib.contextmanager
+def _busy_is_in_use(path: str) -> Iterator[None]:
+    try:
+        yield
+    except FileBusy as exc:
+        raise in_use(path, exc, "deleted") from exc
 
 
 def _delete_checked(
@@ -629,7 +666,7 @@ def _keep_aside(dfd: int, name: str, tmp: str) -> str | None:
     """Give ``tmp`` a conflict copy's name beside ``name``; that name, or None."""
     kept = f"{name}.steadyhand-conflict-{secrets.token_hex(4)}"
     try:
-        os.rename(tmp, kept, src_dir_fd=dfd, dst_dir_fd=dfd)
+        at.rename(tmp, kept, dfd)
     except OSError:
         return None
     return kept
@@ -644,7 +681,7 @@ def _remove_displaced(sys: Syscalls, dfd: int, tmp: str, path: str, *, close: bo
         log.warning("could not remove %s after writing %s", tmp, path)
     finally:
         if close:
-            os.close(dfd)
+            at.close(dfd)
 
 
 def _put_back(dfd: int, name: str, tmp: str, ino: int) -> tuple[str | None, bool]:
@@ -658,7 +695,7 @@ def _put_back(dfd: int, name: str, tmp: str, ino: int) -> tuple[str | None, bool
         _PLAIN.rename(tmp, name, dfd, RENAME_EXCHANGE)
     except OSError:
         try:
-            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+            replace(tmp, name, dfd)
         except OSError:
             # Theirs is under the temp name, which the clean-up of temp files would
             # remove: give it a name of its own (the temp name only if even that fails).
@@ -666,7 +703,7 @@ def _put_back(dfd: int, name: str, tmp: str, ino: int) -> tuple[str | None, bool
         return None, False
     if _ino_at(dfd, tmp) == ino:
         with contextlib.suppress(OSError):
-            os.unlink(tmp, dir_fd=dfd)
+            at.unlink(tmp, dfd)
         return None, False
     # Our file was itself replaced after the swap: ``tmp`` holds that newest version and
     # ``name`` the one before it. Keep the newest in place and the other aside.
@@ -676,15 +713,7 @@ def _put_back(dfd: int, name: str, tmp: str, ino: int) -> tuple[str | None, bool
 
 
 def _pid_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return alive(pid)
 
 
 def clean_stale_temps(folder: str, *, min_age_s: float = 0.0) -> list[str]:

@@ -17,6 +17,11 @@ opened in two steps:
 Where ``/proc`` is not mounted, step 2 opens the path again (without blocking, through
 no link) and checks that it is the inode of step 1; a FIFO swapped in during those
 microseconds would then be opened, never read.
+
+That is Linux. Each system's own calls for the two steps are chosen in
+:mod:`steadyhand.system.checked` (macOS: ``fstatat``, then ``O_NOFOLLOW | O_NONBLOCK``
+and ``F_GETPATH``; Windows: ``FILE_FLAG_OPEN_REPARSE_POINT``, ``ReOpenFile`` and
+``GetFinalPathNameByHandleW``), and the folders are held by :mod:`steadyhand.system.at`.
 """
 
 from __future__ import annotations
@@ -24,15 +29,15 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Callable
 
 from steadyhand.fs.syscalls import open_no_symlinks
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.system import at, checked, flags
 
 #: (device, inode) of the file a path resolved to.
 Identity = tuple[int, int]
 
-_READ = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+_READ = flags.READ
 
 
 def identity(st: os.stat_result | None) -> Identity | None:
@@ -104,26 +109,18 @@ def check_opened(path: str, st: os.stat_result, *, links_ok: bool, expect: Ident
         raise Replaced(path)
 
 
-def _reopen(pfd: int, flags: int, again: Callable[[], int]) -> int:
-    """Open for reading the file the ``O_PATH`` descriptor ``pfd`` names (``again``:
-    how to open the path once more where ``/proc`` cannot do it)."""
-    try:
-        return os.open(f"/proc/self/fd/{pfd}", flags)
-    except FileNotFoundError:  # no /proc here (or the descriptor vanished: not ours)
-        return again()
-
-
-_FOLDER = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
+_FOLDER = at.LOOK
 #: How many times a file whose name moved to another file while it was being opened is
 #: opened again before the open gives up (``Replaced``).
 _TRIES = 3
 
 
 def open_folder(folder: str, path: str) -> int:
-    """An ``O_PATH`` descriptor of the real folder ``folder`` (holding ``path``), opened
-    through no symbolic link: in one call where the kernel can, else folder by folder.
-    ``FileNotFoundError`` if it is gone; ``invalid_path`` if a part of it became a link
-    or a file after the path was checked."""
+    """A descriptor of the real folder ``folder`` (holding ``path``), opened through no
+    symbolic link: in one call where the system can, else folder by folder. Close it
+    with :func:`steadyhand.system.at.close`. ``FileNotFoundError`` if it is gone;
+    ``invalid_path`` if a part of it became a link or a file after the path was
+    checked."""
     try:
         return open_no_symlinks(folder, _FOLDER)
     except OSError as exc:
@@ -131,23 +128,12 @@ def open_folder(folder: str, path: str) -> int:
             raise _folder_changed(path) from exc
         if exc.errno not in (errno.ENOSYS, errno.EPERM):
             raise
-    fd = os.open("/", _FOLDER)
     try:
-        for part in filter(None, folder.split("/")):
-            try:
-                nfd = os.open(part, _FOLDER | os.O_NOFOLLOW, dir_fd=fd)
-            except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                    raise _folder_changed(path) from exc
-                raise
-            os.close(fd)
-            fd = nfd
-            if not stat.S_ISDIR(os.fstat(fd).st_mode):  # O_PATH opened a link itself
-                raise _folder_changed(path)
-    except BaseException:
-        os.close(fd)
+        return at.open_folder(folder, _FOLDER)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise _folder_changed(path) from exc
         raise
-    return fd
 
 
 def _folder_changed(path: str) -> ToolError:
@@ -182,7 +168,7 @@ def open_checked(
                 return opened
         raise Replaced(path)
     finally:
-        os.close(dfd)
+        at.close(dfd)
 
 
 def _open_in(
@@ -190,18 +176,23 @@ def _open_in(
 ) -> tuple[int, os.stat_result] | None:
     """:func:`open_checked` in the folder ``dfd``; None when the name moved to another
     file while it was opened (try again)."""
-    pfd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
     try:
-        first = os.fstat(pfd)
+        probe = checked.probe(name, dfd)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # a Windows junction or link
+            raise _became_link(path) from exc
+        raise
+    try:
+        first = probe.st
         check_opened(path, first, links_ok=links_ok, expect=expect)
-        fd = _reopen(pfd, _READ, lambda: os.open(name, _READ | os.O_NOFOLLOW, dir_fd=dfd))
+        fd = probe.open(_READ)
     finally:
-        os.close(pfd)
+        probe.close()
     try:
         st = os.fstat(fd)
         if (st.st_dev, st.st_ino) != (first.st_dev, first.st_ino):
             raise Replaced(path)
-        if not _still_named(dfd, name, st, links_ok=links_ok):
+        if not _still_named(dfd, name, st, links_ok=links_ok) or not _named_as(fd, path, st):
             os.close(fd)
             return None
     except BaseException:
@@ -210,11 +201,21 @@ def _open_in(
     return fd, st
 
 
+def _named_as(fd: int, path: str, st: os.stat_result) -> bool:
+    """Whether the system, asked for the open file's name (macOS ``F_GETPATH``, Windows
+    ``GetFinalPathNameByHandleW``), names ``path``; true where it cannot tell, and for a
+    file with several names (it tells one of them)."""
+    if st.st_nlink > 1:
+        return True
+    told = checked.final_name(fd)
+    return told is None or checked.names_agree(told, path)
+
+
 def _still_named(dfd: int, name: str, st: os.stat_result, *, links_ok: bool) -> bool:
     """Whether ``name`` in ``dfd`` leads to the file ``st`` and, unless ``links_ok``, the
     file has one link: both told by one ``fstatat``, so both hold at one instant."""
     try:
-        now = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        now = at.lstat(name, dfd)
     except FileNotFoundError:
         return False
     if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
@@ -227,20 +228,19 @@ def open_checked_at(dfd: int, name: str, *, links_ok: bool) -> int | None:
     through a symbolic link), or None when there is nothing there that may be read: no
     such name, a link, a folder, a FIFO or a device (never opened), or a file with more
     than one link unless ``links_ok``."""
-    flags = os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        pfd = os.open(name, os.O_PATH | flags, dir_fd=dfd)
+        probe = checked.probe(name, dfd)
     except OSError as exc:
         if exc.errno in (errno.ENOENT, errno.ELOOP, errno.ENOTDIR):
             return None
         raise
     try:
-        first = os.fstat(pfd)
+        first = probe.st
         if not stat.S_ISREG(first.st_mode) or too_many_links(first, links_ok=links_ok):
             return None
-        fd = _reopen(pfd, _READ, lambda: os.open(name, _READ | flags, dir_fd=dfd))
+        fd = probe.open(_READ)
     finally:
-        os.close(pfd)
+        probe.close()
     st = os.fstat(fd)
     if (
         (st.st_dev, st.st_ino) != (first.st_dev, first.st_ino)
@@ -252,27 +252,32 @@ def open_checked_at(dfd: int, name: str, *, links_ok: bool) -> int | None:
     return fd
 
 
-def open_regular(path: str, flags: int, mode: int = 0o600) -> int:
+def open_regular(path: str, how: int, mode: int = 0o600) -> int:
     """``os.open`` for Steadyhand's own files (the history store, the temp journal):
     never opens a FIFO, a device or a link put in their place. With ``O_CREAT`` a new
     file is made (``O_EXCL``) or an existing regular file opened. ``OSError``
     (``EINVAL``) for a name that holds anything else."""
-    flags |= os.O_CLOEXEC | os.O_NOFOLLOW
-    if flags & os.O_CREAT:
+    how |= flags.CLOEXEC | flags.NOFOLLOW | flags.BINARY
+    if how & os.O_CREAT:
         try:
-            return os.open(path, flags | os.O_EXCL, mode)
+            return os.open(path, how | os.O_EXCL, mode)
         except FileExistsError:
-            if flags & os.O_EXCL:
+            if how & os.O_EXCL:
                 raise
-        flags &= ~os.O_CREAT
-    pfd = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+        how &= ~os.O_CREAT
     try:
-        first = os.fstat(pfd)
+        probe = checked.probe(path, None)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OSError(errno.EINVAL, "not a regular file", path) from exc
+        raise
+    try:
+        first = probe.st
         if not stat.S_ISREG(first.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", path)
-        fd = _reopen(pfd, flags & ~os.O_NOFOLLOW, lambda: os.open(path, flags | os.O_NONBLOCK))
+        fd = probe.open(how)
     finally:
-        os.close(pfd)
+        probe.close()
     st = os.fstat(fd)
     if (st.st_dev, st.st_ino) != (first.st_dev, first.st_ino) or not stat.S_ISREG(st.st_mode):
         os.close(fd)

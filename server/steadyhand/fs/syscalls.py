@@ -9,106 +9,37 @@ environment variable (see docs/reliability.md). Nothing else in the server touch
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
-import platform
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
-#: ``renameat2`` flags (Linux >= 3.15).
-RENAME_NOREPLACE = 1
-RENAME_EXCHANGE = 2
-#: A file without a name (Linux; 0 elsewhere, where the open then fails with EINVAL or
-#: EISDIR and the caller writes a named temp file instead).
-_ANONYMOUS_FLAGS = getattr(os, "O_TMPFILE", 0) | os.O_WRONLY | os.O_CLOEXEC
-
-_libc: ctypes.CDLL | None
-try:
-    _libc = ctypes.CDLL(None, use_errno=True)
-    _renameat2: Any = getattr(_libc, "renameat2", None)
-except OSError:  # pragma: no cover - no C library to load
-    _libc, _renameat2 = None, None
-if _renameat2 is not None:
-    _renameat2.argtypes = [
-        ctypes.c_int,
-        ctypes.c_char_p,
-        ctypes.c_int,
-        ctypes.c_char_p,
-        ctypes.c_uint,
-    ]
-    _renameat2.restype = ctypes.c_int
-
-_AT_FDCWD = -100
-
-#: ``openat2`` (Linux >= 5.6): its number is the same on every architecture listed.
-_NR_OPENAT2 = 437
-_OPENAT2_MACHINES = frozenset({"x86_64", "amd64", "aarch64", "arm64", "riscv64"})
-#: ``open_how.resolve``: fail with ELOOP if any component of the path is a symbolic link.
-RESOLVE_NO_SYMLINKS = 0x04
-
-
-class _OpenHow(ctypes.Structure):
-    _fields_ = [
-        ("flags", ctypes.c_uint64),
-        ("mode", ctypes.c_uint64),
-        ("resolve", ctypes.c_uint64),
-    ]
-
-
-_syscall: Any = getattr(_libc, "syscall", None) if _libc is not None else None
-if _syscall is not None:
-    _syscall.restype = ctypes.c_long
-#: Cleared when the kernel turns out not to know ``openat2``.
-_openat2_known = (
-    _syscall is not None
-    and sys.platform.startswith("linux")
-    and platform.machine().lower() in _OPENAT2_MACHINES
+from steadyhand.system import at
+from steadyhand.system.rename import (
+    RENAME_EXCHANGE,
+    RENAME_NOREPLACE,
+    open_no_symlinks,
+    rename_flags,
+    replace,
 )
 
+__all__ = [
+    "RENAME_EXCHANGE",
+    "RENAME_NOREPLACE",
+    "WRITE_PATH_CALLS",
+    "Fault",
+    "FaultPlan",
+    "Syscalls",
+    "from_environment",
+    "open_no_symlinks",
+    "parse_faults",
+    "renameat2",
+]
 
-def open_no_symlinks(path: str, flags: int) -> int:
-    """Open the absolute ``path`` in one call in which no component, the last one
-    included, may be a symbolic link (``openat2`` with ``RESOLVE_NO_SYMLINKS``).
-
-    Raises ``OSError``: ``ELOOP`` if a component is a link, ``ENOSYS`` where the kernel
-    or the C library cannot do this (callers then walk the path one folder at a time).
-    The descriptor is close-on-exec. ``flags`` must not create a file.
-    """
-    global _openat2_known
-    if not _openat2_known:
-        raise OSError(errno.ENOSYS, "openat2 is not available", path)
-    how = _OpenHow(flags | os.O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS)
-    raw = os.fsencode(path)
-    while True:
-        fd = _syscall(
-            ctypes.c_long(_NR_OPENAT2),
-            ctypes.c_long(_AT_FDCWD),
-            ctypes.c_char_p(raw),
-            ctypes.byref(how),
-            ctypes.c_size_t(ctypes.sizeof(how)),
-        )
-        if fd >= 0:
-            return int(fd)
-        err = ctypes.get_errno()
-        if err != errno.EINTR:
-            break
-    if err == errno.ENOSYS:
-        _openat2_known = False
-    raise OSError(err, os.strerror(err), path)
-
-
-def renameat2(src: str, dst: str, flags: int, dir_fd: int | None = None) -> None:
-    """``renameat2(2)``; raises ``OSError(ENOSYS)`` where the C library lacks it."""
-    if _renameat2 is None:
-        raise OSError(errno.ENOSYS, "renameat2 is not available", src)
-    fd = _AT_FDCWD if dir_fd is None else dir_fd
-    if _renameat2(fd, os.fsencode(src), fd, os.fsencode(dst), flags) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err), src)
+#: A rename with flags: ``renameat2`` on Linux, ``renameatx_np`` on macOS, ``ReplaceFileW``
+#: and ``MoveFileExW`` on Windows (:mod:`steadyhand.system.rename`).
+renameat2 = rename_flags
 
 
 class Syscalls:
@@ -119,29 +50,29 @@ class Syscalls:
     """
 
     def open(self, path: str, flags: int, mode: int = 0o600, dir_fd: int | None = None) -> int:
-        return os.open(path, flags, mode, dir_fd=dir_fd)
+        return at.open(path, flags, mode, dir_fd)
 
     def open_dir(self, name: str, dir_fd: int) -> int:
         """Open the folder ``name`` inside ``dir_fd``, never through a symbolic link."""
-        return os.open(
-            name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd
-        )
+        return at.open_dir(dir_fd, name, at.WRITE)
 
     def open_folder(self, path: str) -> int:
         """Open the folder at the absolute ``path`` in one call, through no symbolic link
-        (:func:`open_no_symlinks`; ``ENOSYS`` where that cannot be done)."""
-        return open_no_symlinks(path, os.O_RDONLY | os.O_DIRECTORY)
+        (:func:`open_no_symlinks`; ``ENOSYS`` where that cannot be done: then the path
+        is walked, :meth:`open_dir` by :meth:`open_dir`)."""
+        return open_no_symlinks(path, at.WRITE)
 
     def open_anonymous(self, dir_fd: int, mode: int = 0o600) -> int:
-        """A new file without a name in the folder ``dir_fd`` (``O_TMPFILE``), to be
-        given one by :meth:`link_anonymous` once complete; it vanishes if it never is."""
-        return os.open(".", _ANONYMOUS_FLAGS, mode, dir_fd=dir_fd)
+        """A new file without a name in the folder ``dir_fd`` (``O_TMPFILE``, Linux), to
+        be given one by :meth:`link_anonymous` once complete; it vanishes if it never
+        is. ``EOPNOTSUPP`` elsewhere (the caller writes a named temp file instead)."""
+        return at.open_unnamed(dir_fd, mode)
 
     def link_anonymous(self, fd: int, name: str, dir_fd: int) -> None:
         """Give the file ``fd`` made by :meth:`open_anonymous` the name ``name`` in
         ``dir_fd``; ``FileExistsError`` if the name is taken (it is never replaced).
         Through ``/proc/self/fd``, which needs no privilege (``AT_EMPTY_PATH`` would)."""
-        os.link(f"/proc/self/fd/{fd}", name, dst_dir_fd=dir_fd, follow_symlinks=True)
+        at.link_unnamed(fd, name, dir_fd)
 
     def write(self, fd: int, data: bytes | memoryview) -> int:
         return os.write(fd, data)
@@ -150,10 +81,12 @@ class Syscalls:
         os.fsync(fd)
 
     def fchmod(self, fd: int, mode: int) -> None:
-        os.fchmod(fd, mode)
+        """The permission bits (POSIX; on Windows only the read-only attribute exists,
+        and a new file keeps the replaced one's through ``ReplaceFileW``)."""
+        at.set_mode(fd, mode)
 
     def fchown(self, fd: int, uid: int, gid: int) -> None:
-        os.fchown(fd, uid, gid)
+        at.set_owner(fd, uid, gid)
 
     def close(self, fd: int) -> None:
         os.close(fd)
@@ -162,18 +95,18 @@ class Syscalls:
         """Rename within one folder: replace (``flags=0``), or ``RENAME_EXCHANGE`` /
         ``RENAME_NOREPLACE``."""
         if flags:
-            renameat2(src, dst, flags, dir_fd)
+            rename_flags(src, dst, flags, dir_fd)
         else:
-            os.replace(src, dst, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            replace(src, dst, dir_fd)
 
     def unlink(self, path: str, dir_fd: int | None = None) -> None:
-        os.unlink(path, dir_fd=dir_fd)
+        at.unlink(path, dir_fd)
 
     def mkdir(self, path: str, mode: int = 0o777, dir_fd: int | None = None) -> None:
-        os.mkdir(path, mode, dir_fd=dir_fd)
+        at.mkdir(path, mode, dir_fd)
 
     def fsync_dir(self, fd: int) -> None:
-        os.fsync(fd)
+        at.sync_dir(fd)
 
 
 @dataclass
@@ -294,11 +227,11 @@ def parse_faults(spec: str) -> FaultPlan:
     faults: list[Fault] = []
     for item in filter(None, (s.strip() for s in spec.split(","))):
         call, err, *rest = item.split(":")
-        at = int(rest[0]) if rest else 1
+        nth = int(rest[0]) if rest else 1
         if err.startswith("pause"):
-            faults.append(Fault(call, 0, at, pause_s=float(err[5:])))
+            faults.append(Fault(call, 0, nth, pause_s=float(err[5:])))
         else:
-            faults.append(Fault(call, 0 if err == "short" else getattr(errno, err), at))
+            faults.append(Fault(call, 0 if err == "short" else getattr(errno, err), nth))
     return FaultPlan(faults)
 
 

@@ -9,26 +9,24 @@ from __future__ import annotations
 
 from steadyhand.config import DEFAULT_PROTECTED_GLOBS
 from steadyhand.context import ToolContext
-from steadyhand.paths.globs import first_match, relative_to, within
+from steadyhand.paths.spelling import glob_match, ignores_case, inside
 from steadyhand.protocol.errors import ErrorCode, ToolError
 
 #: Default ``protectedGlobs``.
 DEFAULT_PROTECTED = DEFAULT_PROTECTED_GLOBS
 
 
-def _relative(ctx: ToolContext, path: str) -> str | None:
-    for root in (*ctx.roots.workspace, *ctx.roots.allowed):
-        if within(path, root):
-            return relative_to(path, root)
-    return None
+def _root(ctx: ToolContext, path: str) -> str | None:
+    return next((r for r in (*ctx.roots.workspace, *ctx.roots.allowed) if inside(path, r)), None)
 
 
 def protected_pattern(ctx: ToolContext, path: str) -> str | None:
-    """The protected glob ``path`` matches, if any (and writes to it are not allowed)."""
+    """The protected glob ``path`` matches, if any (and writes to it are not allowed);
+    whatever the case of either on a volume that ignores case (``.Git/config``)."""
     s = ctx.settings
     if s.allow_protected_writes:
         return None
-    return first_match(s.protected_globs, path, _relative(ctx, path))
+    return glob_match(s.protected_globs, path, _root(ctx, path), ignore_case=ignores_case(path))
 
 
 def is_read_only(ctx: ToolContext, session: str) -> bool:

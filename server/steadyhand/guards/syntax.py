@@ -5,10 +5,13 @@ Every change passes :class:`~steadyhand.guards.world.GuardedWorld`, which calls
 document's language id, its name, or its ``#!`` line; other files pass unchecked. With
 the ``syntaxCheck`` setting at ``warn`` the change is made and the result carries the
 errors it introduced (``syntax_errors``) and a sentence saying where; at ``block`` a
-change that introduces one is refused with ``syntax_error`` and nothing is written. A
-change that puts back earlier content (undo, rewind) is never refused: the user must
-always be able to take a change back. In a notebook, the code cells a change touches are
-checked, each on its own, in the notebook's language.
+change that introduces one is refused with ``syntax_error`` and nothing is written. An
+error the check cannot pin on the change (the file had one next to it already), or that
+the grammar cannot judge (code newer than the grammar, or split by preprocessor
+conditionals), is a warning (``syntax_warnings``, each with its ``reason``): reported,
+never refused. A change that puts back earlier content (undo, rewind) is never refused:
+the user must always be able to take a change back. In a notebook, the code cells a
+change touches are checked, each on its own, in the notebook's language.
 
 Reads hand the text they show to :func:`prime_read`, so the tree of the text an agent
 is about to change is usually built before the change arrives (see
@@ -17,6 +20,7 @@ is about to change is usually built before the change arrives (see
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -28,8 +32,9 @@ from steadyhand.formats import notebook as nb_fmt
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.lists import list_fields, listed
 from steadyhand.state.hashing import text_hash
-from steadyhand.syntax.engine import MAX_BYTES, Checker, Outcome, Text
+from steadyhand.syntax.engine import MAX_BYTES, Checker, Outcome, Text, deadline_from
 from steadyhand.syntax.issues import Issue
+from steadyhand.syntax.jsonc import without_trailing_commas
 from steadyhand.syntax.languages import LANGUAGE_IDS, detect, first_line
 from steadyhand.text.diff import line_splices
 from steadyhand.text.lines import to_view
@@ -48,8 +53,9 @@ MAX_NAMED = 3
 #: as the lines it changes rather than as one edit spanning them all.
 WHOLE_CHARS = 8192
 
-#: The trees of the texts agents read and change, shared by every session.
-CHECKER = Checker()
+#: The trees of the texts agents read and change, shared by every session; the deadline
+#: of a check is 50 ms unless ``$STEADYHAND_SYNTAX_DEADLINE_MS`` says otherwise.
+CHECKER = Checker(deadline=deadline_from(os.environ))
 
 
 @dataclass
@@ -60,25 +66,31 @@ class SyntaxReport:
     errors: list[dict[str, object]] = field(default_factory=list)
     #: why the check was skipped ("" when it ran)
     skipped: str = ""
+    #: errors the check cannot pin on the change or judge, each with its ``reason``
+    warnings: list[dict[str, object]] = field(default_factory=list)
     restoring: bool = False
     #: the new text the change was checked as
     new_view: str = ""
     _commits: list[Callable[[Snapshot], None]] = field(default_factory=list, repr=False)
 
     def fields(self) -> dict[str, object]:
-        """The result's fields: ``syntax_errors`` (a check that ran), or
-        ``syntax_check: "skipped"``."""
+        """The result's fields: ``syntax_errors`` (a check that ran) and
+        ``syntax_warnings`` (when there are any), or ``syntax_check: "skipped"``."""
         if self.skipped:
             return {"syntax_check": "skipped"}
-        return list_fields("syntax_errors", self.errors, MAX_LISTED)
+        out = list_fields("syntax_errors", self.errors, MAX_LISTED)
+        if self.warnings:
+            out.update(list_fields("syntax_warnings", self.warnings, MAX_LISTED))
+        return out
 
     def sentence(self) -> str:
         """The sentence a result's message gains ("" when there is nothing to say)."""
         if self.skipped:
             return f"(The syntax check was skipped: {self.skipped}.)"
-        if not self.errors:
-            return ""
-        return describe(self.errors, restoring=self.restoring)
+        parts = [describe(self.errors, restoring=self.restoring)] if self.errors else []
+        if self.warnings:
+            parts.append(describe_warnings(self.warnings))
+        return " ".join(parts)
 
     def commit(self, applied: Snapshot) -> None:
         """The change was made (``applied`` is what the file holds now): keep the new
@@ -117,6 +129,24 @@ def describe(errors: list[dict[str, object]], *, restoring: bool = False) -> str
     return f"Syntax check: the change leaves {where}; fix {them} with another edit."
 
 
+def describe_warnings(warnings: list[dict[str, object]]) -> str:
+    """The sentence a result gains for errors the check cannot pin on the change:
+    ``Syntax check: possibly a syntax error at line 3, column 7 (missing `)`), not
+    counted against the change: the file already had a syntax error at line 2, which may
+    account for this one. Fix it if it is one.``"""
+    n = len(warnings)
+    if n == 1:
+        where = f"a syntax error at {_where(warnings[0])}"
+    else:
+        named = "; ".join(_where(w) for w in warnings[:MAX_NAMED])
+        more = f"; and {n - MAX_NAMED} more" if n > MAX_NAMED else ""
+        where = f"{n} syntax errors, at {named}{more}"
+    reasons = list(dict.fromkeys(str(w.get("reason", "")) for w in warnings))
+    why = reasons[0] if len(reasons) == 1 else "see each one's reason in syntax_warnings"
+    it = "it if it is one" if n == 1 else "those that are"
+    return f"Syntax check: possibly {where}, not counted against the change: {why}. Fix {it}."
+
+
 def language_of(ctx: ToolContext, path: str, view: str) -> str | None:
     """The language ``path`` (holding ``view``) is checked as, None: not checked."""
     return detect(path, first_line(view), ctx.language_id(path))
@@ -141,7 +171,7 @@ def check_syntax(ctx: ToolContext, change: Change) -> SyntaxReport | None:
     report.restoring = restoring
     report.new_view = new_view
     if report.errors and mode == "block" and not restoring:
-        raise _refusal(change, report.errors)
+        raise _refusal(change, report.errors, report.warnings)
     return report
 
 
@@ -150,6 +180,19 @@ def _check_text(ctx: ToolContext, change: Change, new_view: str) -> SyntaxReport
     if lang is None:
         return None
     before = change.before
+    if lang == "jsonc":
+        # Checked as JSON with its trailing commas blanked: as a whole (a change may make
+        # a comma trailing or not), each text kept under the key of what was checked.
+        after = without_trailing_commas(new_view)
+        old_text = None
+        if before is not None:
+            seen = without_trailing_commas(before.view)
+            old_text = Text(text_hash(seen), seen)
+        jsonc = CHECKER.check(lang, old_text, after)
+        report = _report(jsonc)
+        key = text_hash(after)
+        report._commits.append(lambda _snap: jsonc.commit(key))
+        return report
     old = Text(before.view_hash, before.view) if before is not None else None
     splices = change.splices if old is not None else None
     if old is not None and splices is None and len(old.view) + len(new_view) > WHOLE_CHARS:
@@ -162,7 +205,19 @@ def _check_text(ctx: ToolContext, change: Change, new_view: str) -> SyntaxReport
 
 
 def _report(outcome: Outcome, cell: str | None = None) -> SyntaxReport:
-    return SyntaxReport([_as_dict(i, cell) for i in outcome.errors], outcome.skipped)
+    report = SyntaxReport(skipped=outcome.skipped)
+    _add(report, outcome, cell)
+    return report
+
+
+def _add(report: SyntaxReport, outcome: Outcome, cell: str | None) -> None:
+    """Put the errors ``outcome`` found in ``report``: those the change introduced, and
+    those the check cannot pin on it (warnings, with their reason)."""
+    for issue in outcome.errors:
+        if issue.doubt:
+            report.warnings.append({**_as_dict(issue, cell), "reason": issue.doubt})
+        else:
+            report.errors.append(_as_dict(issue, cell))
 
 
 def _as_dict(issue: Issue, cell: str | None) -> dict[str, object]:
@@ -172,7 +227,9 @@ def _as_dict(issue: Issue, cell: str | None) -> dict[str, object]:
     return d
 
 
-def _refusal(change: Change, errors: list[dict[str, object]]) -> ToolError:
+def _refusal(
+    change: Change, errors: list[dict[str, object]], warnings: list[dict[str, object]]
+) -> ToolError:
     if len(errors) == 1:
         where = f"a syntax error at {_where(errors[0])}"
     else:
@@ -184,14 +241,17 @@ def _refusal(change: Change, errors: list[dict[str, object]]) -> ToolError:
         "(syntaxCheck is block). Correct the new text at that place and retry.",
         path=change.path,
         syntax_errors=errors[:MAX_LISTED],
+        **({"syntax_warnings": warnings[:MAX_LISTED]} if warnings else {}),
     )
 
 
 # -- several files (rewind) ---------------------------------------------------------
 
 
-def _errors_of(fields: dict[str, object] | None) -> list[dict[str, object]]:
-    errors = (fields or {}).get("syntax_errors")
+def _errors_of(
+    fields: dict[str, object] | None, key: str = "syntax_errors"
+) -> list[dict[str, object]]:
+    errors = (fields or {}).get(key)
     return [e for e in errors if isinstance(e, dict)] if isinstance(errors, list) else []
 
 
@@ -234,8 +294,9 @@ def syntax_summary(by_path: dict[str, dict[str, object]]) -> str:
 
 
 def syntax_fields(by_path: dict[str, dict[str, object]]) -> dict[str, object]:
-    """The syntax fields of a result about several files: ``syntax_errors`` with a
-    ``path`` each, and ``syntax_check: "skipped"`` when a file's check was."""
+    """The syntax fields of a result about several files: ``syntax_errors`` (and
+    ``syntax_warnings``, when any) with a ``path`` each, and ``syntax_check: "skipped"``
+    when a file's check was."""
     out: dict[str, object] = {}
     checked = [f for f in by_path.values() if "syntax_errors" in f]
     if checked:
@@ -245,6 +306,11 @@ def syntax_fields(by_path: dict[str, dict[str, object]]) -> dict[str, object]:
         more = sum(_count(f) for f in checked) - len(shown)  # and those each file left out
         if more:
             out["syntax_errors_more"] = more
+    doubts = [
+        {"path": path, **w} for path, f in by_path.items() for w in _errors_of(f, "syntax_warnings")
+    ]
+    if doubts:
+        out.update(list_fields("syntax_warnings", doubts, MAX_LISTED))
     if any(f.get("syntax_check") == "skipped" for f in by_path.values()):
         out["syntax_check"] = "skipped"
     return out
@@ -304,7 +370,7 @@ def _check_notebook(change: Change, new_view: str) -> SyntaxReport | None:
         outcome = CHECKER.check(lang, old, new_py)
         if outcome.skipped:
             report.skipped = outcome.skipped
-        report.errors.extend(_as_dict(i, cell.id) for i in outcome.errors)
+        _add(report, outcome, cell.id)
         report._commits.append(_commit_cell(outcome, text_hash(new_py)))
     return report
 
@@ -356,7 +422,10 @@ def prime_read(ctx: ToolContext, snap: Snapshot) -> None:
     if ctx.settings.syntax_check == "off":
         return
     lang = language_of(ctx, snap.path, snap.view)
-    if lang is not None:
+    if lang == "jsonc":
+        seen = without_trailing_commas(snap.view)
+        CHECKER.prime(lang, text_hash(seen), seen)
+    elif lang is not None:
         CHECKER.prime(lang, snap.view_hash, snap.view)
 
 
@@ -377,6 +446,9 @@ def prime_file(ctx: ToolContext, path: str, first: str, expect_hash: str, size: 
             return None
         if snap.hash != expect_hash:
             return None  # changed since: the next read says so
+        if lang == "jsonc":
+            seen = without_trailing_commas(snap.view)
+            return text_hash(seen), seen
         return snap.view_hash, snap.view
 
     CHECKER.prime_with(lang, load)

@@ -10,6 +10,11 @@ versions may hold anything the files held)::
                    large text is first written as it is, behind a marker, and compressed
                    just after the change's answer: see :data:`COMPRESS_LATER`)
 
+Every entry has an id unique in its store (:func:`new_id`, checked against the index
+under its lock before the line is written), and records the session that made it by its
+name and the server instance it ran in (:class:`Owner`): every server has a session
+``default``, so a name alone does not tell two servers' sessions apart.
+
 Blobs are content-addressed, so a version that comes back (an undo, the same file twice)
 is stored once. The blobs are bounded by a byte budget: when it is exceeded, the least
 recently used blobs go first (a blob's mtime records its last use, so the order survives
@@ -17,7 +22,7 @@ restarts). A change whose earlier content was evicted stays in the index, marked
 longer restorable. The index is append-only; it is rewritten (atomically) only when it
 grows past :data:`MAX_ENTRIES`. Several servers on one workspace share the store: each
 re-reads what the others appended before answering, and appends and compactions take
-turns under a lock on ``index.lock`` (where the system has ``flock``), so a compaction
+turns under a lock on ``index.lock`` (``flock``; ``LockFileEx`` on Windows), so a compaction
 never drops a line another server appended meanwhile.
 """
 
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -38,16 +44,13 @@ from typing import Any
 
 from steadyhand.fs.checked_open import open_regular
 from steadyhand.state.hashing import content_hash, text_hash
+from steadyhand.system import flags, locks, rename
 
 try:
     import orjson
 except ImportError:  # pragma: no cover - a dependency, but the store works without it
     orjson = None  # type: ignore[assignment]
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: compaction re-checks the index instead
-    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +75,12 @@ def _write_file(
     path: str, parts: Sequence[bytes | memoryview], ready: Callable[[], bool] | None = None
 ) -> bool:
     """Write ``parts`` to ``path`` through a temp file and a rename. ``ready``, if given,
-    is asked just before the rename; when it says no, nothing is replaced (False)."""
+    is asked just before the rename; when it says no, nothing is replaced (False). A
+    rename another program holds ``path`` against (Windows) is tried for about a second,
+    then :class:`~steadyhand.system.rename.FileBusy`; whatever fails, ``path`` is as it
+    was and the temp file is gone."""
     tmp = f"{path}.{os.getpid()}.{secrets.token_hex(3)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | flags.BINARY, 0o600)
     try:
         for part in parts:
             _write_all(fd, part)
@@ -89,7 +95,13 @@ def _write_file(
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         return False
-    os.replace(tmp, path)
+    try:
+        # (on Windows, tried again while an indexer or a scanner holds the file)
+        rename.replace_own(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     return True
 
 
@@ -128,6 +140,13 @@ class Version:
     #: Blob key of the content the change left, None if it deleted the file, was too
     #: large to keep, or was recorded by a version that did not keep it.
     after: str | None = None
+    #: The server instance whose session made the change (see :class:`Owner`); None in
+    #: lines an earlier version wrote.
+    instance: str | None = None
+    #: Encoding label of the content the change left (``utf-8-sig``: with a BOM); None
+    #: when it deleted the file, for a change made in an editor buffer (which holds text
+    #: only), and in lines an earlier version wrote.
+    after_encoding: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,9 +155,35 @@ class Checkpoint:
     session: str
     label: str
     time: float
+    #: The server instance whose session set it (None in lines an earlier version wrote).
+    instance: str | None = None
 
 
 Entry = Version | Checkpoint
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """A session as history tells it apart: its name and the server instance it ran in.
+
+    Session names are chosen per server (each server has a session ``default``), so two
+    servers sharing a store (two editor windows, an editor and a standalone ``steadyhand
+    mcp``) record changes under the same names; the instance, a random id each server
+    process draws at its start, keeps them apart. Lines an earlier version wrote have no
+    instance: that version could not tell servers apart, so such a line counts as made
+    by the session of its name in every server (as it did then).
+    """
+
+    session: str
+    instance: str | None = None
+
+    def made(self, e: Entry) -> bool:
+        """Whether this session made (or set) ``e``."""
+        return e.session == self.session and e.instance in (self.instance, None)
+
+
+def owner_of(e: Entry) -> Owner:
+    return Owner(e.session, e.instance)
 
 
 _FIELDS = {cls: tuple(f.name for f in fields(cls)) for cls in (Version, Checkpoint)}
@@ -201,6 +246,10 @@ def _well_typed(cls: type, obj: dict[str, Any]) -> bool:
     return True
 
 
+#: Fields added after the first format, left out of a line when they say nothing.
+_OPTIONAL = ("after", "instance", "after_encoding")
+
+
 def _entry_line(entry: Entry) -> bytes:
     """The entry's line in the index: JSON and a newline, UTF-8. A file name that is not
     valid UTF-8 (its odd bytes decoded as lone surrogates) keeps its bytes as they were."""
@@ -208,8 +257,9 @@ def _entry_line(entry: Entry) -> bytes:
     obj: dict[str, Any] = {"t": kind}
     for name in _FIELDS[type(entry)]:
         obj[name] = getattr(entry, name)
-    if obj.get("after", "") is None:  # lines as before the field came, where it says nothing
-        del obj["after"]
+    for name in _OPTIONAL:  # lines as before these fields came, where they say nothing
+        if name in obj and obj[name] is None:
+            del obj[name]
     if orjson is not None:
         try:
             return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
@@ -242,8 +292,29 @@ def _last_byte(fd: int, size: int) -> bytes:
     return os.read(fd, 1)
 
 
-def new_id(prefix: str = "") -> str:
-    return prefix + secrets.token_hex(4)
+#: Random bytes in an id (12 hex digits). Earlier versions drew 4 (8 hex digits), which a
+#: store of 20,000 entries held twice about once in twenty; ids are now also checked
+#: against the store before they are written (:meth:`HistoryStore.append`).
+ID_BYTES = 6
+#: The fewest characters of an id (after ``cp-``) taken as an abbreviation of it.
+MIN_PREFIX = 6
+
+
+def new_id(prefix: str = "", taken: Callable[[str], bool] | None = None) -> str:
+    """A random id, ``prefix`` first; one for which ``taken`` says no, if given."""
+    while True:
+        out = prefix + secrets.token_hex(ID_BYTES)
+        if taken is None or not taken(out):
+            return out
+
+
+def id_matches(entry_id: str, given: str) -> bool:
+    """Whether ``given`` names ``entry_id``: the whole id, or an abbreviation of it (its
+    first :data:`MIN_PREFIX` characters or more)."""
+    if entry_id == given:
+        return True
+    body = given[3:] if given.startswith("cp-") else given
+    return len(body) >= MIN_PREFIX and entry_id.startswith(given)
 
 
 class HistoryStore:
@@ -259,6 +330,8 @@ class HistoryStore:
         self.blobs_dir = os.path.join(root, "blobs")
         self.index_path = os.path.join(root, "index.jsonl")
         self._entries: list[Entry] = []
+        #: The ids the index holds (each once, but in lines an earlier version wrote).
+        self._ids: set[str] = set()
         #: The time of the newest entry a compaction dropped (0: none was dropped): a
         #: checkpoint older than that may have lost changes made after it.
         self.compacted_through = 0.0
@@ -325,7 +398,7 @@ class HistoryStore:
         meta = os.path.join(self.root, "meta.json")
         if not os.path.exists(meta):
             with contextlib.suppress(FileExistsError):  # another server made it meanwhile
-                fd = os.open(meta, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+                fd = os.open(meta, os.O_WRONLY | os.O_CREAT | os.O_EXCL | flags.CLOEXEC, 0o600)
                 with open(fd, "w", encoding="utf-8") as f:
                     json.dump({"workspace": list(self.folders), "format": 1}, f)
 
@@ -343,13 +416,13 @@ class HistoryStore:
         try:
             f = os.fdopen(open_regular(self.index_path, os.O_RDONLY), "rb")
         except FileNotFoundError:
-            self._entries, self._offset, self._head = [], 0, b""
+            self._forget()
             return
         with f:
             size = os.fstat(f.fileno()).st_size
             if self._offset and (size < self._offset or f.read(len(self._head)) != self._head):
                 # another server rewrote the index (compacted it): read it all again
-                self._entries, self._offset, self._head = [], 0, b""
+                self._forget()
                 self.compacted_through = 0.0
             if size == self._offset:
                 return
@@ -373,40 +446,69 @@ class HistoryStore:
             entry = _entry_from(obj) if isinstance(obj, dict) else None
             if entry is not None:
                 self._entries.append(entry)
+                self._ids.add(entry.id)
         self._offset += end
+
+    def _forget(self) -> None:
+        self._entries, self._ids, self._offset, self._head = [], set(), 0, b""
+
+    def taken(self, entry_id: str) -> bool:
+        """Whether an entry of the index (as last read) has the id ``entry_id``."""
+        return entry_id in self._ids
 
     @contextlib.contextmanager
     def _turn(self) -> Iterator[None]:
         """Hold the index lock: appends and compactions by every server sharing the store
         take turns, so lines never interleave and a compaction never drops one."""
-        if fcntl is None:
-            yield
-            return
         fd = open_regular(os.path.join(self.root, "index.lock"), os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            locks.lock(fd)  # flock, or LockFileEx on Windows
             yield
         finally:
             os.close(fd)  # which releases the lock
 
-    def append(self, entry: Entry) -> None:
+    def append(self, entry: Entry) -> Entry:
+        """Append ``entry`` to the index; returns it as written. Its id is unique in the
+        store: one already there (by any server, read under the lock) is drawn anew."""
+        self.prepare()
+        with self._turn():
+            self._read_new()  # what any server appended meanwhile: their ids are taken
+            if self.taken(entry.id):
+                prefix = "cp-" if isinstance(entry, Checkpoint) else ""
+                entry = dataclasses.replace(entry, id=new_id(prefix, self.taken))
+            self.write_locked(entry)
+        return entry
+
+    def prepare(self) -> None:
+        """Make the store's folders and write the entries still pending: before the
+        index lock is taken (a pending entry takes it too)."""
         self._ensure_dirs()
         self.flush()  # entries still pending go first: order is kept
-        line = _entry_line(entry)
+
+    @contextlib.contextmanager
+    def turn(self) -> Iterator[None]:
+        """Hold the index lock, the index read to its end: for writing entries with
+        :meth:`write_locked` whose ids were checked against several stores at once."""
         with self._turn():
-            fd = open_regular(self.index_path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                size = os.fstat(fd).st_size
-                if size and _last_byte(fd, size) != b"\n":
-                    # a line left torn (a server stopped, a disk filled up mid-write): end
-                    # it, or it would swallow this one
-                    line = b"\n" + line
-                _write_all(fd, line)
-            finally:
-                os.close(fd)
-            self._read_new()  # this line, and any another server appended before it
-            if len(self._entries) > MAX_ENTRIES:
-                self._compact()
+            self._read_new()
+            yield
+
+    def write_locked(self, entry: Entry) -> None:
+        """Write ``entry``'s line (the caller holds the index lock and checked its id)."""
+        line = _entry_line(entry)
+        fd = open_regular(self.index_path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            size = os.fstat(fd).st_size
+            if size and _last_byte(fd, size) != b"\n":
+                # a line left torn (a server stopped, a disk filled up mid-write): end
+                # it, or it would swallow this one
+                line = b"\n" + line
+            _write_all(fd, line)
+        finally:
+            os.close(fd)
+        self._read_new()  # this line, and any another server appended before it
+        if len(self._entries) > MAX_ENTRIES:
+            self._compact()
 
     def _compact(self) -> None:
         """Rewrite the index to its newest entries (the caller holds the index lock). Its
@@ -418,9 +520,14 @@ class HistoryStore:
         data = b"".join([_marker_line(marker), *(_entry_line(entry) for entry in keep)])
         # Without the lock (no flock), an append since the last read would be lost by the
         # rename: then the index is left as it is, to be compacted on a later append.
-        if not _write_file(self.index_path, [data], self._read_all):
+        try:
+            if not _write_file(self.index_path, [data], self._read_all):
+                return
+        except rename.FileBusy as exc:  # (Windows) held open by another program
+            log.warning("history: the index stays as it is for now: %s", exc)
             return
         self._entries, self._offset = list(keep), len(data)
+        self._ids = {e.id for e in keep}
         self.compacted_through = through
         self._head = data[: data.index(b"\n") + 1] if data else b""
 
@@ -436,53 +543,53 @@ class HistoryStore:
         self.flush()
         return list(self._entries)
 
-    def versions(self, path: str, session: str | None = None) -> list[Version]:
-        """The changes to ``path``, oldest first (only ``session``'s, if given)."""
+    def versions(self, path: str, who: Owner | None = None) -> list[Version]:
+        """The changes to ``path``, oldest first (only ``who``'s, if given)."""
         self.flush()
         return [
             e
             for e in self._entries
-            if isinstance(e, Version)
-            and e.path == path
-            and (session is None or e.session == session)
+            if isinstance(e, Version) and e.path == path and (who is None or who.made(e))
         ]
 
-    def last_change(self, path: str, session: str | None = None) -> Version | None:
+    def last_change(self, path: str, who: Owner | None = None) -> Version | None:
         self.flush()
         for e in reversed(self._entries):
-            if isinstance(e, Version) and e.path == path and session in (None, e.session):
+            if isinstance(e, Version) and e.path == path and (who is None or who.made(e)):
                 return e
         return None
 
-    def add_checkpoint(self, session: str, label: str) -> Checkpoint:
-        cp = Checkpoint(new_id("cp-"), session, label, time.time())
-        self.append(cp)
-        return cp
+    def add_checkpoint(self, who: Owner, label: str) -> Checkpoint:
+        cp = Checkpoint(new_id("cp-", self.taken), who.session, label, time.time(), who.instance)
+        written = self.append(cp)
+        assert isinstance(written, Checkpoint)
+        return written
 
-    def find_checkpoint(self, session: str, name: str) -> tuple[int, Checkpoint] | None:
-        """The checkpoint called ``name`` (its id, or else its latest label) of ``session``."""
+    def find_checkpoint(self, who: Owner, name: str) -> tuple[int, Checkpoint] | None:
+        """The checkpoint called ``name`` (its id, or else its latest label) of ``who``."""
         self.flush()
         by_label: tuple[int, Checkpoint] | None = None
         for i, e in enumerate(self._entries):
-            if isinstance(e, Checkpoint) and e.session == session:
+            if isinstance(e, Checkpoint) and who.made(e):
                 if e.id == name:
                     return i, e
                 if e.label == name:
                     by_label = (i, e)
         return by_label
 
-    def position(self, entry_id: str) -> int | None:
-        """Where the entry ``entry_id`` is in the index now, None if it is gone: a
-        compaction (by any server sharing the store) moves every entry."""
+    def position(self, entry: Entry) -> int | None:
+        """Where ``entry`` is in the index now, None if it is gone: a compaction (by any
+        server sharing the store) moves every entry. Found by all its fields, not by its
+        id alone: lines an earlier version wrote may share an id."""
         self.flush()
         for i in range(len(self._entries) - 1, -1, -1):
-            if self._entries[i].id == entry_id:
+            if self._entries[i] == entry:
                 return i
         return None
 
-    def checkpoints(self, session: str) -> list[Checkpoint]:
+    def checkpoints(self, who: Owner) -> list[Checkpoint]:
         self.flush()
-        return [e for e in self._entries if isinstance(e, Checkpoint) and e.session == session]
+        return [e for e in self._entries if isinstance(e, Checkpoint) and who.made(e)]
 
     def changes_since(self, position: int) -> list[Version]:
         self.flush()

@@ -17,6 +17,7 @@ sharing between servers are described there); ``historyMaxBytes`` bounds each on
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import json
 import logging
@@ -29,7 +30,9 @@ from steadyhand.history.store import (
     Checkpoint,
     Entry,
     HistoryStore,
+    Owner,
     Version,
+    id_matches,
     new_id,
     workspace_key,
 )
@@ -163,24 +166,32 @@ class History:
     @property
     def entries(self) -> list[Entry]:
         """Every change and checkpoint of every store, oldest first (a checkpoint written
-        to several stores counted once). Positions in it hold for one look only."""
+        to several stores counted once: the same in every field, not only the same id,
+        which lines an earlier version wrote may share). Positions in it hold for one
+        look only."""
         merged = heapq.merge(*(s.entries for s in self._all()), key=lambda e: e.time)
-        seen: set[str] = set()
+        seen: set[Checkpoint] = set()
         out: list[Entry] = []
         for e in merged:
             if isinstance(e, Checkpoint):
-                if e.id in seen:
+                if e in seen:
                     continue
-                seen.add(e.id)
+                seen.add(e)
             out.append(e)
         return out
 
-    def versions(self, path: str, session: str | None = None) -> list[Version]:
-        """The changes to ``path``, oldest first (only ``session``'s, if given)."""
-        return _by_time(s.versions(path, session) for s in self._reading(path))
+    def named(self, given: str) -> list[Entry]:
+        """Every entry of every store that ``given`` names, by its whole id or an
+        abbreviation of it, oldest first (a checkpoint in several stores once). More than
+        one means ``given`` is ambiguous: the caller refuses it, never picks one."""
+        return [e for e in self.entries if id_matches(e.id, given)]
 
-    def last_change(self, path: str, session: str | None = None) -> Version | None:
-        found = self.versions(path, session)
+    def versions(self, path: str, who: Owner | None = None) -> list[Version]:
+        """The changes to ``path``, oldest first (only ``who``'s, if given)."""
+        return _by_time(s.versions(path, who) for s in self._reading(path))
+
+    def last_change(self, path: str, who: Owner | None = None) -> Version | None:
+        found = self.versions(path, who)
         return found[-1] if found else None
 
     def has(self, key: str | None) -> bool:
@@ -197,39 +208,51 @@ class History:
 
     # -- checkpoints ------------------------------------------------------------------
 
-    def add_checkpoint(self, session: str, label: str) -> Checkpoint:
+    def add_checkpoint(self, who: Owner, label: str) -> Checkpoint:
         """A checkpoint, written to every folder's store (and to the one for paths under
-        no folder, once that one is in use)."""
-        cp = Checkpoint(new_id("cp-"), session, label, time.time())
+        no folder, once that one is in use), under one id that none of the stores holds:
+        their index locks are taken together (always in the same order, so two servers
+        never wait for each other) while the id is chosen and written."""
         targets = list(self.by_folder.values())
         if not targets or os.path.isdir(self.elsewhere.root):
             targets.append(self.elsewhere)
+        targets.sort(key=lambda s: s.root)
         for s in targets:
-            s.append(cp)
+            s.prepare()
+        with contextlib.ExitStack() as held:
+            for s in targets:
+                held.enter_context(s.turn())
+            everywhere = [*targets, *self.legacy]
+            cp_id = new_id("cp-", lambda i: any(s.taken(i) for s in everywhere))
+            cp = Checkpoint(cp_id, who.session, label, time.time(), who.instance)
+            for s in targets:
+                s.write_locked(cp)
         return cp
 
-    def checkpoints(self, session: str) -> list[Checkpoint]:
-        seen: dict[str, Checkpoint] = {}
+    def checkpoints(self, who: Owner) -> list[Checkpoint]:
+        """``who``'s checkpoints, oldest first (one written to several stores once)."""
+        seen: dict[Checkpoint, None] = {}
         for s in self._all():
-            for cp in s.checkpoints(session):
-                seen.setdefault(cp.id, cp)
-        return sorted(seen.values(), key=lambda c: c.time)
+            for cp in s.checkpoints(who):
+                seen.setdefault(cp, None)
+        return sorted(seen, key=lambda c: c.time)
 
-    def find_checkpoint(self, session: str, name: str) -> Checkpoint | None:
-        """The checkpoint called ``name`` (its id, or else its latest label) of ``session``."""
-        mine = self.checkpoints(session)
-        for cp in mine:
-            if cp.id == name:
-                return cp
+    def find_checkpoint(self, who: Owner, name: str) -> list[Checkpoint]:
+        """The checkpoints of ``who`` called ``name``: those with that id (one, but lines
+        an earlier version wrote may share an id), else the latest with that label."""
+        mine = self.checkpoints(who)
+        by_id = [cp for cp in mine if cp.id == name]
+        if by_id:
+            return by_id
         labelled = [cp for cp in mine if cp.label == name]
-        return labelled[-1] if labelled else None
+        return labelled[-1:]
 
     def changes_since(self, cp: Checkpoint) -> list[Version] | None:
         """Every change recorded after ``cp``, oldest first; None when a store compacted
         its index past the checkpoint (changes after it may be gone)."""
         parts: list[list[Version]] = []
         for s in self._all():
-            at = s.position(cp.id)
+            at = s.position(cp)
             if at is not None:
                 parts.append(s.changes_since(at))
             elif s.compacted_through >= cp.time:

@@ -14,7 +14,7 @@ Two things in pygls 2.1's stock protocol cost every tool call:
 Behaviour is otherwise pygls's own (same errors for bad arguments), except that an unknown
 command is answered -32602 with ``data.field`` "command" and the closest known command.
 
-:meth:`SteadyhandProtocol.execute_fast` goes further for the transport in
+:meth:`CommandLane.execute_fast` goes further for the transport in
 :mod:`steadyhand.lsp.transport`: a well-formed ``executeCommand`` request for one of
 Steadyhand's own commands runs its handler directly from the parsed JSON, at once rather
 than on a later turn of the event loop (a task takes over only if the handler has to wait),
@@ -26,7 +26,6 @@ path, so those answers are exactly pygls's.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import difflib
 import functools
 import inspect
@@ -44,11 +43,11 @@ from steadyhand.lsp.pygls_compat import (
     command_arguments,
     forget_request,
     is_shut_down,
-    run_as_request,
+    request_context,
     track_request,
 )
 from steadyhand.paths.resolve import shown_path
-from steadyhand.runtime.tasks import Resume
+from steadyhand.runtime.tasks import run_now
 from steadyhand.runtime.wire import dumps
 
 log = logging.getLogger(__name__)
@@ -80,6 +79,16 @@ _COMMAND_SLIPS = {
     "create": "write",
     "fork": "session.fork",
     "close": "session.close",
+    "ls": "list",
+    "glob": "list",
+    "find": "list",
+    "tree": "list",
+    "listdirectory": "list",
+    "grep": "search",
+    "rg": "search",
+    "stat": "info",
+    "fileinfo": "info",
+    "mkdir": "createDirectory",
 }
 
 
@@ -121,7 +130,10 @@ def unknown_command(name: str, known: list[str]) -> JsonRpcInvalidParams:
     )
 
 
-class SteadyhandProtocol(ForgetfulProtocol):
+class CommandLane(ForgetfulProtocol):
+    """The server's LSP protocol: pygls's, with the direct lane for Steadyhand's commands
+    (:meth:`execute_fast`) and the answers to its own requests left as plain JSON."""
+
     _simple_commands: dict[int, bool]
 
     def get_result_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
@@ -169,30 +181,15 @@ class SteadyhandProtocol(ForgetfulProtocol):
         msg_id = data["id"]
         # Run the handler at once, as a task would, in a copy of the context: most tool
         # calls never wait for anything, and a task would cost two more turns of the event
-        # loop (its first step, then its done callback) before the answer goes out.
-        ctx = contextvars.copy_context()
-        coro = handler(*arguments)
-        loop = asyncio.get_running_loop()
-        try:
-            waiting_on = run_as_request(self, ctx, msg_id, functools.partial(coro.send, None))
-        except StopIteration as done:
-            if self._answer_plain(done.value, msg_id):
-                return True
-            outcome = loop.create_future()
-            outcome.set_result(done.value)
-        except asyncio.CancelledError:
-            outcome = loop.create_future()
-            outcome.cancel()
-        except Exception as exc:
-            outcome = loop.create_future()
-            outcome.set_exception(exc)
-        else:
-            # It waits (a lock, the editor): a task drives it on from where it stopped.
-            resumed = loop.create_task(Resume(coro, waiting_on), context=ctx)
+        # loop (its first step, then its done callback) before the answer goes out. If it
+        # waits (a lock, the editor), a task drives it on from where it stopped.
+        resumed = run_now(
+            handler(*arguments),
+            functools.partial(self._answer_fast, msg_id=msg_id),
+            context=request_context(self, msg_id),
+        )
+        if resumed is not None:
             track_request(self, msg_id, resumed)  # so that $/cancelRequest finds it
-            resumed.add_done_callback(functools.partial(self._answer_fast, msg_id=msg_id))
-            return True
-        self._answer_fast(outcome, msg_id=msg_id)
         return True
 
     def notify_fast(self, method: str, params: dict[str, Any]) -> None:

@@ -54,13 +54,12 @@ def is_shut_down(protocol: JsonRPCProtocol) -> bool:
     return bool(protocol._shutdown)
 
 
-def run_as_request(
-    protocol: JsonRPCProtocol, ctx: contextvars.Context, msg_id: Any, step: Callable[[], Any]
-) -> Any:
-    """Run ``step`` in ``ctx`` with the id pygls gives the request being handled (what
-    its own handlers see while they run)."""
+def request_context(protocol: JsonRPCProtocol, msg_id: Any) -> contextvars.Context:
+    """A copy of the current context holding the id pygls gives the request being
+    handled (what its own handlers see while they run)."""
+    ctx = contextvars.copy_context()
     ctx.run(protocol._ctx_msg_id.set, msg_id)
-    return ctx.run(step)
+    return ctx
 
 
 def track_request(protocol: JsonRPCProtocol, msg_id: Any, task: asyncio.Task[Any]) -> None:

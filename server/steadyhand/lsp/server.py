@@ -17,24 +17,19 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from steadyhand import __version__
-from steadyhand.apply.editor import EditorWorld
-from steadyhand.apply.guarded import GuardedWorld
-from steadyhand.apply.history import HistoryWorld
 from steadyhand.apply.history import configure as configure_history
+from steadyhand.apply.stack import build_world
 from steadyhand.config import Settings, settings_from
-from steadyhand.context import ToolContext
 from steadyhand.documents.open_docs import OpenDocuments
 from steadyhand.documents.open_docs import uri_to_path as doc_path
 from steadyhand.fs.atomic import start_journal
-from steadyhand.fs.syscalls import from_environment
-from steadyhand.lsp.dispatch import SteadyhandProtocol
+from steadyhand.lsp.dispatch import CommandLane
 from steadyhand.mcp.rendezvous import Rendezvous
 from steadyhand.paths.resolve import Roots
 from steadyhand.paths.uris import local_path
 from steadyhand.protocol.params import ParamsError
 from steadyhand.protocol.results import Result, success
-from steadyhand.state.content_store import ContentStore
-from steadyhand.state.file_state import SessionRegistry
+from steadyhand.system import describe as _describe
 from steadyhand.tools.table import COMMANDS, Command, parse, run
 from steadyhand.watch.external import ExternalChanges
 from steadyhand.watch.watcher import Watcher
@@ -50,36 +45,35 @@ class SteadyhandServer(LanguageServer):
             "steadyhand",
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Full,
-            protocol_cls=SteadyhandProtocol,
+            protocol_cls=CommandLane,
         )
-        settings = Settings()
-        syscalls = from_environment()
         self.docs = OpenDocuments()
-        self.editor = EditorWorld(self, self.docs, syscalls, settings)
         self.watcher: Watcher | None = None
-        self.ctx = ToolContext(
-            settings=settings,
-            roots=Roots((), settings.allowed_paths, settings.deny_globs),
-            sessions=SessionRegistry(settings.max_tracked_files, settings.max_sessions),
-            store=ContentStore(settings.content_store_bytes, settings.content_store_max_file_bytes),
-            syscalls=syscalls,
-            world=self.editor,
+        built = build_world(
+            Settings(),
+            editor=(self, self.docs),
             on_success=self.ensure_watching,
-            status=lambda: success("pong", version=__version__, watcher=self.watcher_status()),
-            language_id=self.docs.language_id,
+            status=lambda: success(
+                "pong",
+                version=__version__,
+                watcher=self.watcher_status(),
+                platform=self.platform(),
+            ),
         )
-        # Every change passes the guards, then has the content it replaces kept in history.
-        self.ctx.world = GuardedWorld(HistoryWorld(self.ctx.world, self.ctx), self.ctx)
+        self.ctx = built.ctx
+        assert built.editor is not None and built.own is not None
+        self.editor = built.editor
         self.external = ExternalChanges(
             self.ctx,
             self.editor,
+            built.own,
             self.docs,
             buffer_text=lambda uri: self.workspace.get_text_document(uri).source,
             notify=lambda method, params: self.protocol.notify(method, params),
         )
         #: The socket ``steadyhand mcp`` attaches through (rendezvous.py).
         protocol = self.protocol
-        assert isinstance(protocol, SteadyhandProtocol)
+        assert isinstance(protocol, CommandLane)
         self.rendezvous = Rendezvous(lambda: self.ctx, protocol.notify_fast)
 
     def flush_pending(self) -> None:
@@ -98,6 +92,14 @@ class SteadyhandServer(LanguageServer):
 
             self.watcher = Watcher(asyncio.get_running_loop(), self.external_change)
         self.watcher.ensure(list(self.ctx.roots.workspace + self.ctx.roots.allowed))
+
+    def platform(self) -> dict[str, Any]:
+        """The system and the mechanism of each promise on it (``watch``: the one in
+        use, once watching has started)."""
+        described = _describe()
+        if self.watcher is not None:
+            described["watch"] = self.watcher.backend()
+        return described
 
     def watcher_status(self) -> dict[str, Any]:
         """:meth:`Watcher.status`, or "off" / "idle" (nothing tracked yet) without one."""
@@ -141,7 +143,6 @@ class SteadyhandServer(LanguageServer):
         ctx.store.resize(settings.content_store_bytes, settings.content_store_max_file_bytes)
         ctx.sessions.max_files = settings.max_tracked_files
         ctx.sessions.max_sessions = settings.max_sessions
-        self.editor.settings = settings
         configure_history(ctx, list(ctx.roots.workspace + ctx.roots.allowed))
         if self.watcher is not None:
             self.watcher.enabled = settings.watch

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
-from steadyhand.mcp import protocol as rpc
+from steadyhand.mcp import jsonrpc as rpc
 from steadyhand.mcp.rendezvous import HELLO, Descriptor, available, find
 from steadyhand.runtime.wire import loads
 from steadyhand.system import local_socket, runtime_dir

@@ -41,9 +41,9 @@ from typing import Any
 from steadyhand import __version__
 from steadyhand.context import ToolContext
 from steadyhand.fs.checked_open import open_regular
-from steadyhand.mcp import protocol as rpc
+from steadyhand.mcp import jsonrpc as rpc
 from steadyhand.runtime.wire import loads
-from steadyhand.system import local_socket, runtime_dir
+from steadyhand.system import local_socket, rename, runtime_dir
 from steadyhand.system.process import alive
 
 log = logging.getLogger(__name__)
@@ -272,7 +272,8 @@ class Rendezvous:
             fd = open_regular(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(json.dumps(data).encode())
-            os.replace(tmp, self.desc_path)
+            # (tried again while a reader holds it: Windows's open shares no deletion)
+            rename.replace_own(tmp, self.desc_path)
         except OSError as exc:
             log.warning("cannot write the descriptor %s: %s", self.desc_path, exc)
 

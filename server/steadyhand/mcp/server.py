@@ -23,8 +23,7 @@ from typing import Any, ClassVar, Literal
 
 from steadyhand import __version__
 from steadyhand.config import Settings, unknown_settings
-from steadyhand.context import ToolContext
-from steadyhand.mcp import protocol as rpc
+from steadyhand.mcp import jsonrpc as rpc
 from steadyhand.mcp import tools
 from steadyhand.mcp.attach import Attachment, attach
 from steadyhand.paths.uris import local_path
@@ -108,28 +107,12 @@ class Local:
     """The standalone context: the disk through guards and history."""
 
     def __init__(self, settings: Settings, roots: list[str]) -> None:
-        from steadyhand.apply.disk import DiskWorld
-        from steadyhand.apply.guarded import GuardedWorld
-        from steadyhand.apply.history import HistoryWorld
+        from steadyhand.apply.stack import build_world
         from steadyhand.fs.atomic import start_journal
-        from steadyhand.fs.syscalls import from_environment
-        from steadyhand.paths.resolve import Roots
         from steadyhand.protocol.results import success
-        from steadyhand.state.content_store import ContentStore
-        from steadyhand.state.file_state import SessionRegistry
 
         start_journal()
-        syscalls = from_environment()
-        self.ctx = ToolContext(
-            settings=settings,
-            roots=Roots((), settings.allowed_paths, settings.deny_globs),
-            sessions=SessionRegistry(settings.max_tracked_files, settings.max_sessions),
-            store=ContentStore(settings.content_store_bytes, settings.content_store_max_file_bytes),
-            syscalls=syscalls,
-            world=DiskWorld(syscalls, fsync=settings.fsync, links_ok=settings.allow_hard_links),
-            status=lambda: success("pong", version=__version__),
-        )
-        self.ctx.world = GuardedWorld(HistoryWorld(self.ctx.world, self.ctx), self.ctx)
+        self.ctx = build_world(settings, status=lambda: success("pong", version=__version__)).ctx
         self.set_roots(roots)
 
     def set_roots(self, roots: list[str]) -> None:
@@ -673,12 +656,7 @@ class McpServer:
         self._tool_error(msg["id"], text)
 
     def _tool_error(self, msg_id: Any, text: str) -> None:
-        result = {"ok": False, "error": tools.NOT_ATTACHED, "message": text}
-        answer = {
-            "content": [{"type": "text", "text": text}],
-            "structuredContent": result,
-            "isError": True,
-        }
+        answer = tools.tool_error(tools.NOT_ATTACHED, text)
         self.answer(msg_id, tools.for_revision(answer, self.protocol))
 
     def _lost_server(self, conn: Attachment, pending: dict[Any, dict[str, Any]]) -> None:

@@ -1,11 +1,13 @@
 """The MCP tools: their names, schemas, descriptions and hints, and how one call runs.
 
 Every tool is one of Steadyhand's commands (``tools/table.py``) under the name MCP hosts
-know, with the same snake_case arguments; :func:`call_tool` runs it through the one
-command table and shapes its result as an MCP ``CallToolResult``: ``content`` is the
-result's ``message`` (images as image content), ``structuredContent`` the result object,
-``isError`` set on every refusal. The same function serves ``steadyhand mcp`` standalone
-and the socket of a running ``steadyhand serve`` (``rendezvous.py``).
+know, with the same snake_case arguments; names, schemas, descriptions and hints all come
+from the tool source (``protocol/spec``), which says too why a command is not an MCP
+tool. :func:`call_tool` runs it through the one command table and shapes its result as
+an MCP ``CallToolResult``: ``content`` is the result's ``message`` (images as image
+content), ``structuredContent`` the result object, ``isError`` set on every refusal. The
+same function serves ``steadyhand mcp`` standalone and the socket of a running
+``steadyhand serve`` (``rendezvous.py``).
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from typing import Any
 
 from steadyhand.context import ToolContext
 from steadyhand.paths.resolve import Roots, expand
-from steadyhand.protocol import commands as names
-from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.protocol import spec
+from steadyhand.protocol.errors import ToolError
 from steadyhand.protocol.params import ParamsError
 from steadyhand.tools.table import COMMANDS, parse, run
 
@@ -28,303 +30,38 @@ NOT_ATTACHED = "not_attached"
 
 @dataclass(frozen=True, slots=True)
 class McpTool:
+    """A command as MCP hosts know it; everything it states comes from the tool source
+    (``protocol/spec``)."""
+
     name: str
     command: str
     title: str
-    description: str
-    properties: dict[str, Any]
-    required: tuple[str, ...]
     #: readOnlyHint, destructiveHint, idempotentHint (openWorldHint is always false).
     hints: tuple[bool, bool, bool]
-    #: Result fields beyond ``ok``/``message``/``error``/``path`` (for ``outputSchema``).
-    output: dict[str, Any]
     #: Whether a missing ``session`` means the connection's own session (else: any).
-    own_session: bool = True
+    own_session: bool
+    source: spec.Tool
 
 
-_STR = {"type": "string"}
-_INT = {"type": "integer"}
-_BOOL = {"type": "boolean"}
+def _mcp_tool(tool: spec.Tool) -> McpTool:
+    assert tool.mcp is not None
+    h = tool.hints
+    hints = (h.read_only, h.destructive, h.idempotent)
+    return McpTool(tool.mcp, tool.command, tool.title, hints, tool.own_session, tool)
 
 
-def _p(schema: dict[str, Any], description: str, **extra: Any) -> dict[str, Any]:
-    return {**schema, "description": description, **extra}
+_TOOLS: tuple[McpTool, ...] = tuple(_mcp_tool(t) for t in spec.TOOLS if t.mcp is not None)
 
-
-_FILE = _p(_STR, "Absolute path of the file (a path relative to the workspace root also works).")
-_SESSION = _p(
-    _STR,
-    "Optional. Leave it out: each connection has its own session, which remembers what you "
-    "read. A host that runs sub-agents may give each one a name here, so that each keeps "
-    "its own view of the files.",
-    minLength=1,
-    maxLength=200,
-)
-_DRY_RUN = _p(_BOOL, "Run every check and return the diff without changing the file.")
-
-_EDIT_ERRORS = (
-    "Errors and what to do: not_read (read the file first), stale (the file changed since "
-    "you read it, perhaps the user typed in it: when the refusal shows a diff, your view is "
-    "already refreshed, so rebuild the edit from it without reading again; otherwise read "
-    "again), partial_view (read the lines the message names first), no_match (copy the text "
-    "exactly from the read output; the message shows the closest text), ambiguous (add "
-    "surrounding lines or set replace_all), count_mismatch, no_change, edit_rejected (the "
-    "editor refused because the user was typing: read again), wrong_tool (use the tool the "
-    "message names), protected, secret_detected, syntax_error (the change would leave a "
-    "syntax error where the message says: correct the new text), read_only, "
-    "outside_workspace and denied (do not retry), io_error. A change that leaves a syntax "
-    "error is made, and the result names it (syntax_errors): fix it with another edit."
-)
-
-_TOOLS: tuple[McpTool, ...] = (
-    McpTool(
-        "read_file",
-        names.READ,
-        "Read file",
-        "Reads a file and returns its lines numbered like `cat -n` (line number, a tab, the "
-        "line). Read a file before you edit or overwrite it: the edit tools refuse files "
-        "you have not read in this conversation, and edits only to lines you were shown. "
-        "Without offset and limit it returns up to 2000 lines; for a larger file, page "
-        "with offset (first line, 1-based) and limit (number of lines). A whole read of a "
-        "very large file is refused with an outline of it, so you can choose the lines to "
-        "read. Reading the same lines again while the file is unchanged answers "
-        "`file_unchanged` without repeating them. Also reads Jupyter notebooks (cells with "
-        "their ids and outputs), images (returned as images) and PDFs (pages). If the file "
-        "is open in the user's editor, you see the editor's text, unsaved changes included. "
-        "Never copy the line-number prefix into an edit.",
-        {
-            "file_path": _FILE,
-            "offset": _p(_INT, "First line to read, 1-based.", minimum=0),
-            "limit": _p(_INT, "Number of lines to read.", minimum=1),
-            "pages": _p(_STR, 'PDFs only: pages such as "3", "1-5", "7-" or "1,4-6".'),
-            "include_images": _p(_BOOL, "Notebooks only: return image outputs as images."),
-            "session": _SESSION,
-        },
-        ("file_path",),
-        (True, False, True),
-        {
-            "type": _STR,
-            "start_line": _INT,
-            "num_lines": _INT,
-            "total_lines": _INT,
-            "source": _STR,
-        },
-    ),
-    McpTool(
-        "edit_file",
-        names.EDIT,
-        "Edit file",
-        "Replaces exact text in a file you have read. Rules: read the file first with "
-        "read_file, and the text you replace must lie in lines you were shown; old_string "
-        "must match the file exactly (indentation included, without the line-number "
-        "prefix) and occur exactly once: add surrounding lines to make it unique, or set "
-        "replace_all to change every occurrence. new_string must differ. Small slips such "
-        "as curly quotes or trailing spaces are forgiven when only one place can be meant. "
-        "After a successful edit you may edit the same file again without reading it. To "
-        "create a file use write_file; for several changes to one file use multi_edit. If "
-        "the file is open in the user's editor, the edit lands in the editor as one undo "
-        "step. " + _EDIT_ERRORS,
-        {
-            "file_path": _FILE,
-            "old_string": _p(_STR, "The exact text to replace (no line-number prefixes)."),
-            "new_string": _p(_STR, "The text to put in its place."),
-            "replace_all": _p(_BOOL, "Replace every occurrence of old_string."),
-            "expected_replacements": _p(
-                _INT,
-                "Refuse unless exactly this many places match (all of them are replaced).",
-                minimum=1,
-            ),
-            "dry_run": _DRY_RUN,
-            "session": _SESSION,
-        },
-        ("file_path", "old_string", "new_string"),
-        (False, True, False),
-        {
-            "replacements": _INT,
-            "diff": _STR,
-            "added": _INT,
-            "removed": _INT,
-            "via": _STR,
-            "on_disk": _BOOL,
-        },
-    ),
-    McpTool(
-        "multi_edit",
-        names.MULTI_EDIT,
-        "Edit file in several places",
-        "Makes several exact replacements in one file you have read, in order, all or "
-        "nothing (one undo step in the editor). Each edit follows the rules of edit_file and "
-        "applies to the text the earlier ones left; if one fails, none is applied and the "
-        "message says which (`edits[K]`). On a missing file, a first edit with an empty "
-        "old_string creates it. " + _EDIT_ERRORS,
-        {
-            "file_path": _FILE,
-            "edits": {
-                "type": "array",
-                "minItems": 1,
-                "description": "The replacements, applied in order.",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "old_string": _p(_STR, "The exact text to replace."),
-                        "new_string": _p(_STR, "The text to put in its place."),
-                        "replace_all": _p(_BOOL, "Replace every occurrence of old_string."),
-                        "expected_replacements": _p(
-                            _INT, "Refuse unless exactly this many places match.", minimum=1
-                        ),
-                    },
-                    "required": ["old_string", "new_string"],
-                    "additionalProperties": False,
-                },
-            },
-            "dry_run": _DRY_RUN,
-            "session": _SESSION,
-        },
-        ("file_path", "edits"),
-        (False, True, False),
-        {"replacements": _INT, "diff": _STR, "via": _STR, "on_disk": _BOOL},
-    ),
-    McpTool(
-        "write_file",
-        names.WRITE,
-        "Write file",
-        "Writes a whole file: creates it (with missing parent folders) or replaces its "
-        "entire content. To change part of an existing file use edit_file, which is "
-        "cheaper and safer. Replacing an existing file needs a full read of it first "
-        "(not_read, partial_view) and refuses if it changed since (stale: read it again). "
-        "The content is written exactly as given; the file keeps its encoding. The result "
-        "says how many lines were added and removed. Errors: not_read, partial_view, stale, "
-        "is_directory, too_large, protected, secret_detected, syntax_error, read_only, "
-        "edit_rejected, outside_workspace and denied (do not retry), io_error.",
-        {
-            "file_path": _FILE,
-            "content": _p(_STR, "The complete new content of the file."),
-            "dry_run": _DRY_RUN,
-            "session": _SESSION,
-        },
-        ("file_path", "content"),
-        (False, True, True),
-        {"type": _STR, "added": _INT, "removed": _INT, "via": _STR, "on_disk": _BOOL},
-    ),
-    McpTool(
-        "notebook_edit",
-        names.NOTEBOOK_EDIT,
-        "Edit notebook cell",
-        "Replaces, inserts or deletes one cell of a Jupyter notebook (.ipynb) you have "
-        "read; edit_file does not work on notebooks. read_file shows each cell's id. "
-        "edit_mode replace (default) needs cell_id and new_source (cell_type changes the "
-        "cell's type); insert needs cell_type and new_source and puts the cell after cell_id "
-        "(at the top without it); delete needs cell_id. Replacing a code cell clears its "
-        "outputs; the rest of the file is kept byte for byte. Errors: not_read, stale (read "
-        "again), partial_view, no_match (use a cell id exactly as read shows it), no_change, "
-        "unreadable (broken JSON: repair it with edit_file), wrong_tool, protected, "
-        "read_only, outside_workspace, denied, io_error.",
-        {
-            "file_path": _p(_STR, "Absolute path of the notebook (.ipynb)."),
-            "cell_id": _p(_STR, "Id of the cell to replace or delete, or to insert after."),
-            "new_source": _p(_STR, "The cell's new source (replace, insert)."),
-            "edit_mode": _p(
-                _STR, "replace (default), insert or delete.", enum=["replace", "insert", "delete"]
-            ),
-            "cell_type": _p(
-                _STR,
-                "code, markdown or raw: required to insert; changes the type on replace.",
-                enum=["code", "markdown", "raw"],
-            ),
-            "session": _SESSION,
-        },
-        ("file_path",),
-        (False, True, False),
-        {"via": _STR, "on_disk": _BOOL},
-    ),
-    McpTool(
-        "history",
-        names.HISTORY,
-        "File history",
-        "Lists the versions of a file that Steadyhand replaced (newest first): when, by "
-        "which session and tool, lines added and removed, and whether each can still be "
-        "restored. Use it before undo to see what an undo would take back.",
-        {
-            "file_path": _FILE,
-            "session": _p(_STR, "Only this session's changes (default: everyone's).", minLength=1),
-            "limit": _p(_INT, "The newest this many versions (default 20).", minimum=1),
-        },
-        ("file_path",),
-        (True, False, True),
-        {"versions": {"type": "array"}},
-        own_session=False,
-    ),
-    McpTool(
-        "undo",
-        names.UNDO,
-        "Undo the last change to a file",
-        "Takes back the last change Steadyhand made to a file: restores the content from "
-        "before it, or deletes the file if that change created it. Without session it "
-        "undoes the last change by anyone; give session to undo only that session's. The "
-        "file must still be what that change left, else stale (nothing is changed) unless "
-        "force is true, which overwrites newer work (that work is kept in history too). "
-        "Undoing again redoes.",
-        {
-            "file_path": _FILE,
-            "session": _p(
-                _STR, "Undo this session's last change (default: anyone's).", minLength=1
-            ),
-            "force": _p(_BOOL, "Restore even though the file changed since."),
-        },
-        ("file_path",),
-        (False, True, False),
-        {"type": _STR, "undone": _STR},
-        own_session=False,
-    ),
-    McpTool(
-        "checkpoint",
-        names.CHECKPOINT,
-        "Mark a checkpoint",
-        "Marks a point in this session's work, to go back to later with rewind (before a "
-        "risky series of changes, say). Answers the checkpoint's id; a label makes it easy "
-        "to name.",
-        {
-            "label": _p(_STR, "A name for the checkpoint.", maxLength=256),
-            "session": _SESSION,
-        },
-        (),
-        (False, False, False),
-        {"checkpoint": _STR},
-    ),
-    McpTool(
-        "rewind",
-        names.REWIND,
-        "Rewind to a checkpoint",
-        "Restores every file this session changed since a checkpoint, as one operation "
-        "(files it created are deleted). Files someone else changed since are skipped and "
-        "listed, never overwritten. Read files again before editing them afterwards.",
-        {
-            "checkpoint": _p(_STR, "The checkpoint's id (cp-…) or label.", minLength=1),
-            "session": _SESSION,
-        },
-        ("checkpoint",),
-        (False, True, False),
-        {"restored": {"type": "array"}, "skipped": {"type": "array"}},
-    ),
-)
 
 TOOLS: dict[str, McpTool] = {t.name: t for t in _TOOLS}
 
-_ERRORS = sorted([str(c) for c in ErrorCode] + [INVALID_PARAMS, NOT_ATTACHED])
+
+def input_schema(tool: McpTool) -> dict[str, Any]:
+    return spec.input_schema(tool.source, spec.MCP, spec.TOOLS)
 
 
 def output_schema(tool: McpTool) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {
-            "ok": _p(_BOOL, "Whether the call did what was asked."),
-            "message": _p(_STR, "What happened, or why not and what to do next."),
-            "error": _p(_STR, "Why not, as a stable code (only when ok is false).", enum=_ERRORS),
-            "path": _p(_STR, "The file's absolute real path."),
-            **tool.output,
-        },
-        "required": ["ok", "message"],
-    }
+    return spec.output_schema(tool.source, spec.MCP)
 
 
 #: Protocol revisions that know ``outputSchema``/``structuredContent``/``title``, and
@@ -347,8 +84,17 @@ def for_revision(answer: dict[str, Any], protocol: str) -> dict[str, Any]:
     return {k: v for k, v in answer.items() if k != "structuredContent"}
 
 
-#: Arguments that name a file.
-PATH_ARGUMENTS = ("file_path",)
+def _path_arguments() -> tuple[str, ...]:
+    names: set[str] = set()
+    for t in _TOOLS:
+        params = spec.shown_params(t.source, spec.MCP)
+        paths = {p.name for p in params if p.arg.path}
+        names |= paths | {alias for alias, name in t.source.aliases.items() if name in paths}
+    return tuple(sorted(names))
+
+
+#: Arguments that name a file or folder, under any name the server takes for them.
+PATH_ARGUMENTS = _path_arguments()
 
 
 def absolute_path(value: str, base: str) -> str | None:
@@ -380,13 +126,17 @@ def absolute_paths(params: Any, base: str) -> dict[str, Any] | None:
     args = params.get("arguments")
     if not isinstance(args, dict):
         return None
-    changed = {}
+    changed: dict[str, Any] = {}
     for key in PATH_ARGUMENTS:
         value = args.get(key)
         if isinstance(value, str):
             joined = absolute_path(value, base)
             if joined is not None:
                 changed[key] = joined
+        elif isinstance(value, list):  # several files (``file_paths``)
+            each = [absolute_path(v, base) if isinstance(v, str) else None for v in value]
+            if any(j is not None for j in each):
+                changed[key] = [v if j is None else j for v, j in zip(value, each, strict=True)]
     if not changed:
         return None
     return {**params, "arguments": {**args, **changed}}
@@ -398,13 +148,8 @@ def listed(protocol: str) -> list[dict[str, Any]]:
     for t in _TOOLS:
         entry: dict[str, Any] = {
             "name": t.name,
-            "description": t.description,
-            "inputSchema": {
-                "type": "object",
-                "properties": t.properties,
-                "required": list(t.required),
-                "additionalProperties": False,
-            },
+            "description": spec.description(t.source, spec.MCP, spec.TOOLS),
+            "inputSchema": input_schema(t),
         }
         if protocol >= _ANNOTATIONS_SINCE:
             read_only, destructive, idempotent = t.hints
@@ -475,14 +220,14 @@ async def call_tool(ctx: ToolContext, params: Any, base_session: str) -> dict[st
 def params_error(tool: str, exc: ParamsError) -> dict[str, Any]:
     """A tool error for arguments that do not fit: it names the field and the fix."""
     text = f"{exc} Fix the arguments and call {tool} again."
-    result: dict[str, Any] = {"ok": False, "error": INVALID_PARAMS, "message": text}
-    if exc.field_name is not None:
-        result["field"] = exc.field_name
-    return {
-        "content": [{"type": "text", "text": text}],
-        "structuredContent": result,
-        "isError": True,
-    }
+    fields = {"field": exc.field_name} if exc.field_name is not None else {}
+    return tool_error(INVALID_PARAMS, text, **fields)
+
+
+def tool_error(error: str, text: str, **fields: Any) -> dict[str, Any]:
+    """The ``CallToolResult`` of a call refused before any command ran: ``error`` its
+    code, ``text`` the sentence for the model."""
+    return shaped({"ok": False, "error": error, "message": text, **fields})
 
 
 def shaped(result: dict[str, Any]) -> dict[str, Any]:

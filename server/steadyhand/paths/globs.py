@@ -140,18 +140,43 @@ def _one(pattern: str) -> str:
     return "(?:.*/)?" + body.removeprefix("(?:.*/)?") + "(?:/.*)?"
 
 
+def _exact(pattern: str) -> str:
+    """The regex (source) for one brace-free glob read as a path filter: without ``/``
+    it matches a name at any depth; with one (a leading ``./`` or ``/`` included) it is
+    anchored at the folder listed or searched; nothing beneath a match."""
+    pat = pattern.replace("\\", "/")
+    anchored = "/" in pat.rstrip("/")
+    while pat.startswith("./"):
+        pat = pat[2:]
+    pat = pat.lstrip("/").rstrip("/")
+    if not pat:
+        raise GlobError("the pattern names no file or folder")
+    return _translate(pat if anchored else "**/" + pat)
+
+
 @functools.lru_cache(maxsize=512)
-def _compiled(pattern: str) -> re.Pattern[str] | GlobError:
+def _compiled(
+    pattern: str, exact: bool = False, ignore_case: bool = False
+) -> re.Pattern[str] | GlobError:
     try:
-        alternatives = [_one(p) for p in expand_braces(pattern)]
-        return re.compile("|".join(f"(?:{a})" for a in alternatives), re.DOTALL)
+        one = _exact if exact else _one
+        alternatives = [one(p) for p in expand_braces(pattern)]
+        how = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
+        return re.compile("|".join(f"(?:{a})" for a in alternatives), how)
     except (GlobError, re.error) as exc:
         return exc if isinstance(exc, GlobError) else GlobError(str(exc))
 
 
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    """A regex for a glob (matched with ``fullmatch``), or raise :class:`GlobError`."""
-    rx = _compiled(pattern)
+def compile_glob(pattern: str, *, exact: bool = False) -> re.Pattern[str]:
+    """A regex for a glob (matched with ``fullmatch``), or raise :class:`GlobError`.
+
+    By default a glob is read as ``denyGlobs`` read it: found at any depth, and a match
+    covers everything beneath it. With ``exact`` it is read as a path filter, the way
+    ripgrep's ``--glob`` and file-finding tools read one: ``*.py`` matches a name at any
+    depth, ``src/*.py`` only the files right in ``src`` (a pattern with a ``/`` is
+    anchored at the folder listed or searched), ``src/**`` everything beneath ``src``,
+    and a match is that path alone, never what lies beneath it."""
+    rx = _compiled(pattern, exact)
     if isinstance(rx, GlobError):
         raise rx
     return rx
@@ -164,40 +189,56 @@ def invalid_glob(pattern: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=64)
-def _any_of(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+def _any_of(patterns: tuple[str, ...], ignore_case: bool = False) -> re.Pattern[str] | None:
     """One regex for several globs: one pass over a path instead of one per glob."""
-    parts = [rx.pattern for p in patterns if not isinstance(rx := _compiled(p), GlobError)]
+    parts = [
+        rx.pattern
+        for p in patterns
+        if not isinstance(rx := _compiled(p, ignore_case=ignore_case), GlobError)
+    ]
     if not parts:
         return None
-    return re.compile("|".join(f"(?:{p})" for p in parts), re.DOTALL)
+    how = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
+    return re.compile("|".join(f"(?:{p})" for p in parts), how)
 
 
-def first_match(patterns: Sequence[str], path: str, relative: str | None = None) -> str | None:
-    """The first of ``patterns`` that ``path`` (or its workspace-relative form) matches."""
-    rx = _any_of(tuple(patterns))
+def first_match(
+    patterns: Sequence[str],
+    path: str,
+    relative: str | None = None,
+    *,
+    ignore_case: bool = False,
+) -> str | None:
+    """The first of ``patterns`` that ``path`` (or its workspace-relative form) matches;
+    with ``ignore_case`` (a volume that ignores case in names), whatever the case of
+    either (``.ENV`` is ``.env`` there)."""
+    rx = _any_of(tuple(patterns), ignore_case)
     if rx is None:
         return None
     if not rx.fullmatch(path) and (relative is None or not rx.fullmatch(relative)):
         return None
-    return next((p for p in patterns if matches(p, path, relative)), None)
+    return next((p for p in patterns if matches(p, path, relative, ignore_case=ignore_case)), None)
 
 
-def within(path: str, root: str) -> bool:
-    """Whether the normalised ``path`` is ``root`` or lies inside it."""
-    return path == root or path.startswith(root.rstrip("/") + "/")
+def within(path: str, root: str, sep: str = "/") -> bool:
+    """Whether the normalised ``path`` is ``root`` or lies inside it (``sep``: the
+    system's separator, a backslash on Windows)."""
+    return path == root or path.startswith(root.rstrip(sep) + sep)
 
 
-def relative_to(path: str, root: str) -> str:
+def relative_to(path: str, root: str, sep: str = "/") -> str:
     """``os.path.relpath(path, root)`` for a normalised ``path`` inside ``root``."""
     if path == root:
         return "."
-    return path[len(root.rstrip("/")) + 1 :]
+    return path[len(root.rstrip(sep)) + 1 :]
 
 
-def matches(pattern: str, path: str, relative: str | None = None) -> bool:
+def matches(
+    pattern: str, path: str, relative: str | None = None, *, ignore_case: bool = False
+) -> bool:
     """Whether ``path`` (absolute, POSIX) or its workspace-relative form matches. A
     pattern that cannot be used matches nothing."""
-    rx = _compiled(pattern)
+    rx = _compiled(pattern, ignore_case=ignore_case)
     if isinstance(rx, GlobError):
         return False
     if rx.fullmatch(path):

@@ -4,11 +4,17 @@ Every tool call goes through :func:`resolve`: the model's ``file_path`` (absolut
 ``file://`` URI or workspace-relative) becomes an absolute real path (symlinks resolved;
 for a file that does not exist yet, the nearest existing ancestor's real path), which
 must lie inside a workspace folder or an allowed path and match no deny glob.
+
+The real path is spelled as its volume stores it (:mod:`steadyhand.paths.spelling`): on
+a volume that ignores case, two spellings of one file resolve to one path, and the deny
+globs ignore case there. On Windows the path rules of :mod:`steadyhand.paths.windows`
+apply first (drive letters, ``\\?\\``, UNC shares, streams and device names refused).
 """
 
 from __future__ import annotations
 
 import errno
+import ntpath
 import os
 import re
 import stat
@@ -16,9 +22,11 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
 
 from steadyhand.fs.checked_open import hard_linked, too_many_links
-from steadyhand.fs.syscalls import open_no_symlinks
-from steadyhand.paths.globs import first_match, relative_to, within
+from steadyhand.paths import windows
+from steadyhand.paths.spelling import canonical, glob_match, ignores_case, inside
 from steadyhand.protocol.errors import ErrorCode, ToolError
+from steadyhand.system import WINDOWS_PATHS
+from steadyhand.system.checked import status_without_links
 
 MAX_PATH_BYTES = 4096
 
@@ -40,9 +48,18 @@ class Roots:
         deny: tuple[str, ...],
         allow_hard_links: bool = False,
     ) -> Roots:
-        real = tuple(os.path.realpath(os.path.expanduser(p)) for p in workspace)
-        allow = tuple(os.path.realpath(os.path.expanduser(p)) for p in allowed)
+        real = tuple(real_root(p) for p in workspace)
+        allow = tuple(real_root(p) for p in allowed)
         return Roots(real, allow, deny, allow_hard_links)
+
+
+def real_root(folder: str) -> str:
+    """A root folder as every path inside it will be spelled: real (links resolved) and
+    in the volume's stored spelling."""
+    if WINDOWS_PATHS:
+        folder = windows.normalize(folder)
+    real = os.path.realpath(os.path.expanduser(folder))
+    return canonical(real)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,17 +103,31 @@ def shown_path(file_path: str) -> str:
     return repr(file_path).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def names_folder(file_path: str) -> bool:
+def names_folder(file_path: str, *, windows_rules: bool = WINDOWS_PATHS) -> bool:
     """Whether ``file_path`` ends with a slash (or ``/.``): POSIX takes it to name a
-    folder, never a file."""
+    folder, never a file. With ``windows_rules`` a backslash is a separator too:
+    ``C:\\ws\\a.txt\\`` names a folder (Windows opens no file by it); a root (``/``,
+    ``C:\\``, ``\\\\server\\share\\``) is not counted."""
     p = file_path.rstrip()
     if p[:5].lower() == "file:":
         p = unquote(urlparse(p).path)
-    return p.endswith(("/", "/.")) and p.strip("/.") != ""
+    seps = "/"
+    if windows_rules:
+        seps = "/\\"
+        p = ntpath.splitdrive(windows.strip_verbatim(p))[1]
+    ends = tuple(sep + tail for sep in seps for tail in ("", "."))
+    return p.endswith(ends) and p.strip(seps + ".") != ""
 
 
-def expand(file_path: str, roots: Roots) -> str:
-    """The absolute (not yet real) path a model meant."""
+def _last_separator(file_path: str) -> str:
+    """The separator a path :func:`names_folder` accepted ends with (before a ``.``)."""
+    return "\\" if file_path.rstrip().rstrip(".").endswith("\\") else "/"
+
+
+def expand(file_path: str, roots: Roots, *, windows_rules: bool = WINDOWS_PATHS) -> str:
+    """The absolute (not yet real) path a model meant (``windows_rules``: Windows's
+    paths, :mod:`steadyhand.paths.windows`; they hold on Windows and are tested
+    everywhere)."""
     lone = _SURROGATE.search(file_path)
     if lone is not None:
         raise _invalid(
@@ -110,6 +141,8 @@ def expand(file_path: str, roots: Roots) -> str:
         raise _invalid("file_path is empty. Pass the absolute path of the file.")
     if "\x00" in file_path:
         raise _invalid("file_path contains a NUL byte. Pass a plain file path.")
+    if windows_rules:
+        return _expand_windows(file_path, roots)
     if file_path.startswith("\\\\") or file_path.startswith("//"):
         raise _invalid(
             f"UNC and network paths such as {file_path!r} are not allowed. "
@@ -145,6 +178,44 @@ def expand(file_path: str, roots: Roots) -> str:
     return os.path.normpath(p)
 
 
+def _expand_windows(file_path: str, roots: Roots) -> str:
+    """:func:`expand` by Windows's rules."""
+    p = file_path
+    if p[:5].lower() == "file:":
+        local = windows.uri_to_path(p)
+        if local is None:
+            raise _invalid(
+                f"The URI {file_path!r} names no file of this machine. Use a local path "
+                "such as C:\\project\\file.txt."
+            )
+        p = local
+    if windows.device_namespace(p):
+        raise _invalid(
+            f"{file_path!r} names a device (the \\\\.\\ or \\\\?\\ namespace), not a "
+            "file. Use the path of a file inside the workspace."
+        )
+    p = ntpath.expanduser(windows.strip_verbatim(p))
+    if not windows.is_absolute(p):
+        drive, rest = ntpath.splitdrive(p.replace("/", "\\"))
+        if drive or rest.startswith("\\"):
+            raise _invalid(
+                f"{file_path!r} is relative to the current folder of a drive. Pass the full "
+                "path, with its drive letter (C:\\...)."
+            )
+        if not roots.workspace:
+            raise _invalid(
+                f"{file_path!r} is relative and there is no workspace folder to resolve it "
+                "against. Pass an absolute path."
+            )
+        p = ntpath.join(roots.workspace[0], p)
+    why = windows.refusal(p)
+    if why is not None:
+        raise _invalid(f"file_path {why}. Use the file's own plain name.")
+    if len(p) > 32_000:
+        raise _invalid("file_path is too long. Pass a shorter path.")
+    return windows.normalize(p)
+
+
 def resolve(file_path: str, roots: Roots) -> ResolvedPath:
     """Resolve ``file_path`` or raise :class:`ToolError` (invalid_path, not_regular_file,
     outside_workspace, denied).
@@ -158,7 +229,7 @@ def resolve(file_path: str, roots: Roots) -> ResolvedPath:
     root = _root_of(real, roots)
     if root is None:
         raise _outside(file_path, absolute, real, roots)
-    pattern = first_match(roots.deny_globs, real, relative_to(real, root))
+    pattern = deny_pattern(real, roots, root, ignore_case=ignores_case(real, st))
     if pattern is not None:
         named = file_path if real == absolute else f"{file_path} leads to {real}, which"
         raise ToolError(
@@ -178,8 +249,9 @@ def resolve(file_path: str, roots: Roots) -> ResolvedPath:
         # normpath dropped the slash; POSIX would answer ENOTDIR (or create nothing)
         what = "is a file" if st is not None and stat.S_ISREG(st.st_mode) else "does not exist"
         raise _invalid(
-            f"{file_path!r} ends with '/', which names a folder, but {absolute} {what}. "
-            "Drop the slash to mean a file; Steadyhand reads and writes files, not folders.",
+            f"{file_path!r} ends with '{_last_separator(file_path)}', which names a folder, "
+            f"but {absolute} {what}. Drop the slash to mean a file; Steadyhand reads and "
+            "writes files, not folders.",
             path=real,
         )
     if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
@@ -189,8 +261,24 @@ def resolve(file_path: str, roots: Roots) -> ResolvedPath:
     return ResolvedPath(real, real, root, st)
 
 
+def deny_pattern(
+    real: str, roots: Roots, root: str | None = None, *, ignore_case: bool | None = None
+) -> str | None:
+    """The ``denyGlobs`` pattern the real path ``real`` matches, if any (it is matched as
+    an absolute path and relative to its root, ignoring case where the volume does —
+    ``ignore_case`` when the caller knows the volume): what makes :func:`resolve` answer
+    ``denied``, and what leaves an entry out of a listing or a search."""
+    if not roots.deny_globs:
+        return None
+    if root is None:
+        root = _root_of(real, roots)
+    if ignore_case is None:
+        ignore_case = ignores_case(real)
+    return glob_match(roots.deny_globs, real, root, ignore_case=ignore_case)
+
+
 def _root_of(real: str, roots: Roots) -> str | None:
-    return next((r for r in (*roots.workspace, *roots.allowed) if within(real, r)), None)
+    return next((r for r in (*roots.workspace, *roots.allowed) if inside(real, r)), None)
 
 
 def _outside(file_path: str, absolute: str, real: str, roots: Roots) -> ToolError:
@@ -221,28 +309,13 @@ def not_regular(file_path: str, real: str, st: os.stat_result) -> ToolError:
     )
 
 
-_NO_LINK: tuple[os.stat_result | None] = (None,)
-
-
 def _without_links(absolute: str) -> tuple[os.stat_result | None] | None:
     """``(stat,)`` of ``absolute`` (``(None,)`` if it does not exist but its folder does)
     when no component of it is a symbolic link, found in one or two system calls; None
     when there is a link, or the question needs the long way round (:func:`_locate`).
-    The path is opened with ``O_PATH``: nothing is read, and a FIFO cannot block."""
-    try:
-        fd = open_no_symlinks(absolute, os.O_PATH)
-    except OSError as exc:
-        if exc.errno != errno.ENOENT:
-            return None
-        try:  # a file still to be created: its folder must be link-free, and there
-            os.close(open_no_symlinks(os.path.dirname(absolute), os.O_PATH | os.O_DIRECTORY))
-        except OSError:
-            return None
-        return _NO_LINK
-    try:
-        return (os.fstat(fd),)
-    finally:
-        os.close(fd)
+    Nothing is opened for reading, and a FIFO cannot block
+    (:func:`steadyhand.system.checked.status_without_links`)."""
+    return status_without_links(absolute)
 
 
 def _locate(absolute: str) -> tuple[str, os.stat_result | None, OSError | None]:
@@ -251,7 +324,7 @@ def _locate(absolute: str) -> tuple[str, os.stat_result | None, OSError | None]:
     judged here: that waits until the path is known to be inside the roots."""
     plain = _without_links(absolute)
     if plain is not None:  # no symbolic link on the way: the path is its own real path
-        return absolute, plain[0], None
+        return (*_spelled(absolute, plain[0]), None)
     try:
         real = os.path.realpath(absolute, strict=False)
     except (OSError, ValueError) as exc:
@@ -259,11 +332,24 @@ def _locate(absolute: str) -> tuple[str, os.stat_result | None, OSError | None]:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return absolute, None, OSError(errno.EINVAL, why)
     try:
-        return real, os.lstat(real), None
+        st = os.lstat(real)
     except FileNotFoundError:
-        return real, None, None
+        return canonical(real), None, None
     except OSError as exc:
         return real, None, exc
+    return (*_spelled(real, st), None)
+
+
+def _spelled(path: str, st: os.stat_result | None) -> tuple[str, os.stat_result | None]:
+    """``path`` in its volume's spelling, and the status of that spelling (a FUSE file
+    system may number each spelling of one file apart: the one opened later is this)."""
+    spelled = canonical(path, st)
+    if spelled == path or st is None:
+        return spelled, st
+    try:
+        return spelled, os.lstat(spelled)
+    except OSError:
+        return spelled, st
 
 
 def _unusable(file_path: str, exc: OSError) -> ToolError:

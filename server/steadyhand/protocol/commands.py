@@ -16,6 +16,10 @@ NOTEBOOK_EDIT: Final = "steadyhand.notebookEdit"
 MULTI_EDIT: Final = "steadyhand.multiEdit"
 CHANGES: Final = "steadyhand.changes"
 CHANGE: Final = "steadyhand.change"
+LIST: Final = "steadyhand.list"
+SEARCH: Final = "steadyhand.search"
+INFO: Final = "steadyhand.info"
+CREATE_DIRECTORY: Final = "steadyhand.createDirectory"
 
 #: Every command the server advertises in ``executeCommandProvider``.
 ALL_COMMANDS: Final[tuple[str, ...]] = (
@@ -33,6 +37,10 @@ ALL_COMMANDS: Final[tuple[str, ...]] = (
     MULTI_EDIT,
     CHANGES,
     CHANGE,
+    LIST,
+    SEARCH,
+    INFO,
+    CREATE_DIRECTORY,
 )
 
 #: Server -> client request asking the editor to save documents (see docs/protocol.md).

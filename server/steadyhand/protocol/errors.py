@@ -32,6 +32,8 @@ class ErrorCode(StrEnum):
     SESSION_EXISTS = "session_exists"
     CONFLICT = "conflict"
     SYNTAX_ERROR = "syntax_error"
+    INVALID_PATTERN = "invalid_pattern"
+    FILE_IN_USE = "file_in_use"
 
 
 class ToolError(Exception):

@@ -8,10 +8,10 @@ the server works; :class:`IdleTrim` hands it back once the server has been idle 
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Callable
-from functools import cache
 from typing import Any
+
+from steadyhand.system.native import glibc
 
 #: glibc's mallopt parameters
 _M_TRIM_THRESHOLD = -1
@@ -21,19 +21,8 @@ _M_MMAP_THRESHOLD = -3
 IDLE_SECONDS = 1.0
 
 
-@cache
 def _libc() -> Any | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None)
-        libc.mallopt  # noqa: B018 - glibc has it; musl and others may not
-        libc.malloc_trim  # noqa: B018
-    except (OSError, AttributeError):
-        return None
-    return libc
+    return glibc()
 
 
 def tune() -> None:

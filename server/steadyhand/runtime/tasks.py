@@ -1,15 +1,18 @@
 """Asyncio helpers for work that must not be left half done.
 
 Most tool calls never wait for anything; running them at once, without a task, saves
-turns of the event loop. :class:`Resume` lets a task take over a coroutine that has
-already run up to its first wait, and :func:`run_to_end` finishes a change that may
-already have reached a file even when its request is cancelled meanwhile.
+turns of the event loop. :func:`run_now` does that for every face (the LSP lane, the
+MCP server, the socket MCP servers attach through): :class:`Resume` lets a task take
+over a coroutine that has already run up to its first wait. :func:`run_to_end` finishes
+a change that may already have reached a file even when its request is cancelled
+meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Generator
+import contextvars
+from collections.abc import Callable, Coroutine, Generator
 from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
@@ -47,6 +50,35 @@ class Resume(Coroutine[Any, Any, Any]):
 
     def __await__(self) -> Generator[Any, Any, Any]:
         raise TypeError("Resume is driven by a task, not awaited")
+
+
+def run_now(
+    coro: Coroutine[Any, Any, Any],
+    done: Callable[[asyncio.Future[Any]], None],
+    *,
+    context: contextvars.Context | None = None,
+) -> asyncio.Task[Any] | None:
+    """Run ``coro`` at once (in ``context``, if given) up to its first wait, and call
+    ``done`` with its outcome (a future holding its result, its exception or its
+    cancellation) once it ends: at once when it never waits, else when the task that
+    drives it on from there ends. Returns that task (None: it ended at once), so that
+    it can be found and cancelled."""
+    loop = asyncio.get_running_loop()
+    outcome: asyncio.Future[Any] = loop.create_future()
+    try:
+        waiting_on = context.run(coro.send, None) if context is not None else coro.send(None)
+    except StopIteration as stop:
+        outcome.set_result(stop.value)
+    except asyncio.CancelledError:
+        outcome.cancel()
+    except Exception as exc:  # handed to ``done``, which answers it
+        outcome.set_exception(exc)
+    else:
+        task = loop.create_task(Resume(coro, waiting_on), context=context)
+        task.add_done_callback(done)
+        return task
+    done(outcome)
+    return None
 
 
 async def run_to_end(work: Coroutine[Any, Any, T]) -> T:

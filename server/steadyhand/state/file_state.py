@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import secrets
 import struct
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -392,11 +393,21 @@ class SessionRegistry:
     dropped session's records are gone (its next edit of a file asks for a read first).
     A read-only session's name stays read-only when the session is closed or dropped (up
     to ``4 × max_sessions`` such names are remembered), so neither turns its name writable.
+
+    Names are the clients' own and short (every server has a session ``default``); what
+    outlives the server (the history two servers may share) records a session as its name
+    and :attr:`instance`, drawn at random for each registry (one a server), so that two
+    servers' sessions of one name are never taken for one.
     """
 
-    def __init__(self, max_files: int, max_sessions: int = MAX_SESSIONS) -> None:
+    def __init__(
+        self, max_files: int, max_sessions: int = MAX_SESSIONS, instance: str | None = None
+    ) -> None:
         self.max_files = max_files
         self.max_sessions = max_sessions
+        #: This server's instance id (12 hex digits): with a session's name, the session
+        #: as history records it.
+        self.instance = instance or secrets.token_hex(6)
         self._sessions: dict[str, Session] = {}  # least recently used first
         #: Names of read-only sessions that were closed or dropped, oldest first: such a
         #: name stays read-only, so closing a read-only session (or having it dropped

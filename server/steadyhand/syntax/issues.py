@@ -42,6 +42,9 @@ class Issue:
     opener: str = ""
     opener_at: int = -1
     opener_line: int = 0
+    #: why the check cannot pin this error on the change, or tell that it is one ("": it
+    #: can): reported, never refused
+    doubt: str = ""
 
     @property
     def span(self) -> tuple[int, int]:
@@ -181,9 +184,17 @@ def introduced(old: Sequence[Issue], new: Sequence[Issue], edits: Sequence[Edit]
     this order: at the place the change moved it to, on a line that reads the same; on a
     line that reads the same and at the same column past the indentation, anywhere (the
     line was moved); at the place the change moved it to; inside the text an edit
-    replaced, when the old one was inside what it replaced. Each old error accounts for
-    one new one. Last, a new error within the span of an old one (text that did not
-    parse before either) is not new.
+    replaced, when the old one was inside what it replaced. (By place, a region that does
+    not parse is the same error whatever text the message quotes: "syntax error near
+    `return x`" and, once that line is edited, "syntax error near `return y`".) Each old
+    error accounts for one new one. Last, a new error within the span of an old one
+    (text that did not parse before either) is not new.
+
+    What is left is what no old error accounts for by these keys, not yet what the change
+    broke: how a parser recovers from an error depends on everything around it, so the
+    span and the message of an error the text had change with what is around it. The
+    check (:meth:`steadyhand.syntax.engine.Checker.check`) tells the two apart where it
+    can, and reports the others as errors it cannot pin on the change.
     """
     if not new:
         return []
@@ -223,7 +234,7 @@ def introduced(old: Sequence[Issue], new: Sequence[Issue], edits: Sequence[Edit]
         start, inside = mapped[i]
         if inside is None:
             same[(old[i].message, start, old[i].context)].append(i)
-            exact[(old[i].message, start)].append(i)
+            exact[(_kind(old[i].message), start)].append(i)
         moved[(old[i].message, old[i].context)].append(i)
     take(same, lambda n: (n.message, n.start, n.context))
     # on a line that reads the same, elsewhere (the line was moved)
@@ -231,7 +242,7 @@ def introduced(old: Sequence[Issue], new: Sequence[Issue], edits: Sequence[Edit]
         take(moved, lambda n: (n.message, n.context))
     # at the place the change moved it to (its line changed around it)
     if left:
-        take(exact, lambda n: (n.message, n.start))
+        take(exact, lambda n: (_kind(n.message), n.start))
     # inside the text an edit replaced
     if left and edits:
         ranges = [new_range(edits, k) for k in range(len(edits))]
@@ -239,12 +250,12 @@ def introduced(old: Sequence[Issue], new: Sequence[Issue], edits: Sequence[Edit]
         for i in reversed(range(len(old))):
             inside = mapped[i][1]
             if inside is not None:
-                within[(old[i].message, inside)].append(i)
+                within[(_kind(old[i].message), inside)].append(i)
 
         def edit_of(n: Issue) -> object:
             for k, (lo, hi) in enumerate(ranges):
                 if lo <= n.start <= hi:
-                    return (n.message, k)
+                    return (_kind(n.message), k)
             return None
 
         take(within, edit_of)
@@ -252,6 +263,13 @@ def introduced(old: Sequence[Issue], new: Sequence[Issue], edits: Sequence[Edit]
     if left and spans:
         left = [j for j in left if not _covered(spans, new[j])]
     return [new[j] for j in left]
+
+
+def _kind(message: str) -> str:
+    """What a message says of an error, without the text it quotes when it quotes the
+    region that does not parse ("syntax error near `if x`"): that text is what a change
+    around the error alters, not the error."""
+    return "syntax error" if message.startswith("syntax error near ") else message
 
 
 def _covered(spans: list[tuple[int, int]], n: Issue) -> bool:

@@ -8,8 +8,11 @@ lives: the module of the official per-language wheel (``tree-sitter-python`` ins
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+
+from steadyhand.syntax.jsonc import is_jsonc
 
 #: language -> (module, function) of its grammar wheel
 GRAMMARS: dict[str, tuple[str, str]] = {
@@ -18,6 +21,9 @@ GRAMMARS: dict[str, tuple[str, str]] = {
     "typescript": ("tree_sitter_typescript", "language_typescript"),
     "tsx": ("tree_sitter_typescript", "language_tsx"),
     "json": ("tree_sitter_json", "language"),
+    # JSON with comments and trailing commas (tsconfig.json...): the JSON grammar, on the
+    # text with its trailing commas blanked (steadyhand.syntax.jsonc)
+    "jsonc": ("tree_sitter_json", "language"),
     "go": ("tree_sitter_go", "language"),
     "rust": ("tree_sitter_rust", "language"),
     "java": ("tree_sitter_java", "language"),
@@ -41,6 +47,7 @@ EXTENSIONS: dict[str, str] = {
     ".mjs": "javascript",
     ".cjs": "javascript",
     ".jsx": "javascript",
+    ".jsonc": "jsonc",
     ".ts": "typescript",
     ".mts": "typescript",
     ".cts": "typescript",
@@ -101,6 +108,7 @@ LANGUAGE_IDS: dict[str, str] = {
     "typescriptreact": "tsx",
     "tsx": "tsx",
     "json": "json",
+    "jsonc": "jsonc",
     "go": "go",
     "rust": "rust",
     "java": "java",
@@ -157,8 +165,12 @@ def by_shebang(first_line: str) -> str | None:
     return INTERPRETERS.get(name) or INTERPRETERS.get(prog)
 
 
+@functools.lru_cache(maxsize=1024)
 def by_name(path: str) -> str | None:
-    """The language a file's name says, else None."""
+    """The language a file's name says, else None (remembered per path: every change
+    asks again)."""
+    if is_jsonc(path):
+        return "jsonc"
     base = os.path.basename(path)
     known = FILE_NAMES.get(base)
     if known is not None:
@@ -171,6 +183,8 @@ def detect(path: str, first_line: str = "", language_id: str | None = None) -> s
     one of ours, else the file's name, else its ``#!`` line; None: not checked."""
     if language_id:
         lang = LANGUAGE_IDS.get(language_id.lower())
+        if lang == "json" and is_jsonc(path):
+            return "jsonc"  # an editor that calls every .json file JSON
         if lang is not None:
             return lang
     return by_name(path) or by_shebang(first_line)

@@ -99,6 +99,50 @@ def shift_marks(marks: Marks | None, edits: Sequence[CharEdit], old_chars: int) 
     return Marks(tuple(c for c, _ in pairs), tuple(b for _, b in pairs))
 
 
+def _shared(a: bytes | bytearray, b: bytes | bytearray) -> int:
+    """How many leading bytes ``a`` and ``b`` share (slices compared, halving)."""
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n  # a[:lo] == b[:lo]; a[:hi] != b[:hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def cores(
+    data: bytes | bytearray, edits: Sequence[Edit], texts: Sequence[bytes]
+) -> tuple[list[Edit], list[bytes]]:
+    """``edits`` of ``data`` (putting in ``texts``) without the bytes each leaves as they
+    were at either end (never cutting a character in two); an edit that changes nothing
+    is left out."""
+    out: list[Edit] = []
+    mids: list[bytes] = []
+    for e, new in zip(edits, texts, strict=True):
+        old = data[e.start : e.end]
+        if old == new:
+            continue
+        if not old or not new or (old[0] != new[0] and old[-1] != new[-1]):
+            out.append(e)  # (nothing shared at either end)
+            mids.append(new)
+            continue
+        pre = _shared(old, new)
+        while pre > 0 and pre < len(old) and (old[pre] & 0xC0) == 0x80:
+            pre -= 1
+        room = min(len(old), len(new)) - pre
+        suf = _shared(old[len(old) - room :][::-1], new[len(new) - room :][::-1]) if room else 0
+        while suf > 0 and (old[len(old) - suf] & 0xC0) == 0x80:
+            suf -= 1
+        mid = new[pre : len(new) - suf]
+        out.append(Edit(e.start + pre, e.end - suf, len(mid)))
+        mids.append(mid)
+    return out, mids
+
+
 def common_prefix(a: bytes | bytearray, b: bytes | bytearray) -> int:
     """How many leading bytes ``a`` and ``b`` share, never ending inside a character."""
     n = min(len(a), len(b))

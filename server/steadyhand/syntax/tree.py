@@ -24,6 +24,9 @@ from steadyhand.syntax.issues import (
 MAX_ISSUES = 500
 #: Tokens of one error region looked at for its message.
 MAX_LEAVES = 200
+#: Offsets at most this many bytes after the one before: its line is counted on from
+#: there (else it is found from the tree, near it).
+NEAR = 1 << 14
 
 Buffer = bytes | bytearray
 
@@ -173,3 +176,20 @@ def point_at(root: Node, data: Buffer, pos: int) -> tuple[int, int]:
         row, ref = 0, 0
     row += data.count(b"\n", ref, pos)
     return row, pos - (data.rfind(b"\n", 0, pos) + 1)
+
+
+def points_at(root: Node, data: Buffer, offsets: Sequence[int]) -> list[tuple[int, int]]:
+    """:func:`point_at` of each of ``offsets`` (in order): the lines of one close after
+    another counted on from it, so that a change of many lines (a write) counts the
+    text between them once, and none far from another from the top."""
+    out: list[tuple[int, int]] = []
+    prev, row = -1, 0
+    for pos in offsets:
+        if 0 <= prev <= pos and pos - prev <= NEAR:
+            row += data.count(b"\n", prev, pos)
+            out.append((row, pos - (data.rfind(b"\n", 0, pos) + 1)))
+        else:
+            out.append(point_at(root, data, pos))
+            row = out[-1][0]
+        prev = pos
+    return out

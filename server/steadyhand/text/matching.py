@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -46,8 +47,15 @@ from typing import Literal
 
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.lists import list_fields
-from steadyhand.text import slips
-from steadyhand.text.budget import CHAR_CELLS, LINE_CELLS, Budget, OutOfTime, opcodes
+from steadyhand.text import graphemes, slips
+from steadyhand.text.budget import (
+    CHAR_CELLS,
+    LINE_CELLS,
+    Budget,
+    OutOfTime,
+    common_ends,
+    opcodes,
+)
 from steadyhand.text.chars import (
     DASHES,
     ELLIPSIS,
@@ -555,8 +563,13 @@ class Found:
     #: re-read ``old``. With ``final_newline`` the places are in the text with a line
     #: break added at its end.
     readings: tuple[Tier, ...] = ()
-    #: For ``line_numbers``: the prefixes were padded as the read output pads them.
+    #: For ``line_numbers``: the prefixes were padded as the read output pads them,
+    #: and the first and last numbers they carried.
     padded: bool = True
+    numbers: tuple[int, int] = (0, 0)
+    #: When the tier found only places that start or end inside a character (``e`` of
+    #: an ``e`` and its combining accent): those places, and ``candidates`` is empty.
+    split: tuple[Candidate, ...] = ()
 
     @property
     def spans(self) -> tuple[tuple[int, int], ...]:
@@ -572,23 +585,50 @@ class Found:
         return FINAL_NEWLINE in self.readings
 
 
+@dataclass(slots=True)
+class Places:
+    """What one search found: valid places (non-overlapping, left to right), one
+    overlapping the first, and the places that would start or end inside a character
+    (:mod:`steadyhand.text.graphemes`), which are no match."""
+
+    found: list[Candidate]
+    overlap: Candidate | None = None
+    split: list[Candidate] = field(default_factory=list)
+
+
 def _search(
     haystack: str,
     needle: str,
     check: Callable[[int, int], Candidate | None],
     budget: Budget | None = None,
-) -> tuple[list[Candidate], Candidate | None]:
-    """Valid places of ``needle`` (non-overlapping), and one overlapping the first."""
+    *,
+    source: str,
+) -> Places:
+    """Valid places of ``needle`` (non-overlapping), and one overlapping the first.
+
+    ``check`` maps a place in ``haystack`` to a candidate in ``source`` (the view), or
+    None; a candidate that starts or ends inside a character of ``source`` is set
+    aside as split."""
     found: list[Candidate] = []
+    split: list[Candidate] = []
     if not needle:
-        return found, None
+        return Places(found)
+
+    def whole(s: int, e: int) -> Candidate | None:
+        c = check(s, e)
+        if c is not None and graphemes.splits(source, c.start, c.end):
+            if all((x.start, x.end) != (c.start, c.end) for x in split):
+                split.append(c)
+            return None
+        return c
+
     n = len(needle)
     first = -1
     i = haystack.find(needle)
     while i >= 0:
         if budget is not None:
             budget.check()
-        c = check(i, i + n)
+        c = whole(i, i + n)
         if c is not None:
             if first < 0:
                 first = i
@@ -602,15 +642,15 @@ def _search(
         stop = first + 2 * n - 1
         j = haystack.find(needle, first + 1, stop)
         while 0 <= j < first + n:
-            overlap = check(j, j + n)
+            overlap = whole(j, j + n)
             if overlap is not None:
                 break
             j = haystack.find(needle, j + 1, stop)
-    return found, overlap
+    return Places(found, overlap, split)
 
 
-def _exact(view: str, needle: str) -> tuple[list[Candidate], Candidate | None]:
-    return _search(view, needle, lambda s, e: Candidate(s, e))
+def _exact(view: str, needle: str) -> Places:
+    return _search(view, needle, lambda s, e: Candidate(s, e), source=view)
 
 
 Verify = Callable[[int, int], bool]
@@ -622,7 +662,9 @@ def _char_tier(
     strict_end: bool,
     verify: Verify | None = None,
     budget: Budget | None = None,
-) -> tuple[list[Candidate], Candidate | None]:
+    *,
+    source: str,
+) -> Places:
     h = hay.text
 
     def check(s: int, e: int) -> Candidate | None:
@@ -637,7 +679,7 @@ def _char_tier(
             return None
         return Candidate(s0, e0)
 
-    return _search(h, needle.text, check, budget)
+    return _search(h, needle.text, check, budget, source=source)
 
 
 def _verifier(view: str, old: str, tier: Tier) -> Verify | None:
@@ -663,17 +705,17 @@ def _verifier(view: str, old: str, tier: Tier) -> Verify | None:
 
 def _indent_tier(
     view: str, hay: Normalized, needle: Normalized, old: str, budget: Budget | None = None
-) -> tuple[list[Candidate], Candidate | None]:
+) -> Places:
     n_lines = needle.text.split("\n")
     first_indented = bool(_LEADING_RE.match(n_lines[0]))
     if len(n_lines) == 1 and not first_indented:
-        return [], None
+        return Places([])
     dh = hay.then(_dedent_stage)
     dn = needle.then(_dedent_stage)
     if not dn.text.strip():
-        return [], None
+        return Places([])
     if dn.text == needle.text and dh.text == hay.text:
-        return [], None
+        return Places([])
     d = dh.text
     model_lines = old.split("\n")
     checks = _verifier(view, old, INDENTATION)
@@ -731,31 +773,42 @@ def _indent_tier(
             s0, e0, "\n".join(old_in_file), tuple(indents), how, first_line=first_indented
         )
 
-    return _search(d, dn.text, check, budget)
+    return _search(d, dn.text, check, budget, source=view)
 
 
 _TRAILING_INNER_RE = re.compile(r"[ \t]+(?=\n)")
 
 
-def _merge(
-    a: list[Candidate], overlap: Candidate | None, b: list[Candidate]
-) -> tuple[list[Candidate], Candidate | None]:
+def _merge(a: Places, b: Places) -> Places:
     """The union of two searches' places: non-overlapping ones, and one that overlaps."""
-    seen = {(c.start, c.end) for c in a}
-    every = sorted([*a, *(c for c in b if (c.start, c.end) not in seen)], key=lambda c: c.start)
+    seen = {(c.start, c.end) for c in a.found}
+    every = sorted(
+        [*a.found, *(c for c in b.found if (c.start, c.end) not in seen)], key=lambda c: c.start
+    )
     out: list[Candidate] = []
+    overlap = a.overlap
     for c in every:
         if out and c.start < out[-1].end:
             overlap = overlap or c
             continue
         out.append(c)
-    return out, overlap
+    split_seen = {(c.start, c.end) for c in a.split}
+    split = [*a.split, *(c for c in b.split if (c.start, c.end) not in split_seen)]
+    return Places(out, overlap, split)
+
+
+def _decided(tier: Tier, places: Places, old: str, new_trimmed: bool = False) -> Found | None:
+    """What ``tier`` decides: the places it found, or, when it found only places that
+    split a character, those (the edit is then refused); None when it found nothing."""
+    if not places.found and not places.split:
+        return None
+    split = tuple(places.split) if not places.found else ()
+    return Found(tier, tuple(places.found), places.overlap, old, new_trimmed, split=split)
 
 
 def exact_places(view: str, old: str) -> Found | None:
     """Where ``old`` occurs in ``view`` exactly, as :func:`locate`'s first tier finds it."""
-    found, overlap = _exact(view, old)
-    return Found(EXACT, tuple(found), overlap, old) if found else None
+    return _decided(EXACT, _exact(view, old), old)
 
 
 def locate(view: str, old: str, budget: Budget | None = None) -> Found | None:
@@ -776,9 +829,9 @@ def locate(view: str, old: str, budget: Budget | None = None) -> Found | None:
 def _tiers(view: str, old_lf: str, had_cr: bool, budget: Budget) -> Found | None:
     """The tiers after ``exact`` (``old_lf``: ``old_string`` with LF line breaks)."""
     if had_cr:
-        found, overlap = _exact(view, old_lf)
-        if found:
-            return Found(LINE_ENDINGS, tuple(found), overlap, old_lf)
+        got = _decided(LINE_ENDINGS, _exact(view, old_lf), old_lf)
+        if got is not None:
+            return got
     hay = Normalized(view)
     needle = Normalized(old_lf)
     # From the trailing-whitespace tier on, blanks ending the needle are trailing only if
@@ -800,12 +853,13 @@ def _tiers(view: str, old_lf: str, had_cr: bool, budget: Budget) -> Found | None
         if not changed:
             continue
         verify = _verifier(view, old_lf, tier)
-        found, overlap = _char_tier(hay, needle, ends_blank, verify, budget)
+        places = _char_tier(hay, needle, ends_blank, verify, budget, source=view)
         if kept is not None:
-            more, _ = _char_tier(hay, kept, False, verify, budget)
-            found, overlap = _merge(found, overlap, more)
-        if found:
-            return Found(tier, tuple(found), overlap, old_lf)
+            more = _char_tier(hay, kept, False, verify, budget, source=view)
+            places = _merge(places, Places(more.found, None, more.split))
+        got = _decided(tier, places, old_lf)
+        if got is not None:
+            return got
     budget.check()
     # Indentation: a whitespace-only last line is the next line's indentation, not text.
     trimmed = False
@@ -814,16 +868,13 @@ def _tiers(view: str, old_lf: str, had_cr: bool, budget: Budget) -> Found | None
         old_lf = "\n".join(lines[:-1]) + "\n"
         needle = normalize(old_lf, _stages_upto(_CHAR_TIERS[-1]))
         trimmed = True
-    found, overlap = _indent_tier(view, hay, needle, old_lf, budget)
-    if found:
-        return Found(INDENTATION, tuple(found), overlap, old_lf, trimmed)
-    return None
+    return _decided(INDENTATION, _indent_tier(view, hay, needle, old_lf, budget), old_lf, trimmed)
 
 
 def _all_tiers(view: str, old_lf: str, budget: Budget) -> Found | None:
-    found, overlap = _exact(view, old_lf)
-    if found:
-        return Found(EXACT, tuple(found), overlap, old_lf)
+    got = _decided(EXACT, _exact(view, old_lf), old_lf)
+    if got is not None:
+        return got
     return _tiers(view, old_lf, False, budget) or _final_newline(view, old_lf, budget)
 
 
@@ -833,8 +884,7 @@ def _final_newline(view: str, old_lf: str, budget: Budget) -> Found | None:
     if not old_lf.endswith("\n") or not view or view.endswith("\n"):
         return None
     padded = view + "\n"
-    found, overlap = _exact(padded, old_lf)
-    got = Found(EXACT, tuple(found), overlap, old_lf) if found else None
+    got = _decided(EXACT, _exact(padded, old_lf), old_lf)
     if got is None:
         got = _tiers(padded, old_lf, False, budget)
     if got is None:
@@ -842,6 +892,11 @@ def _final_newline(view: str, old_lf: str, budget: Budget) -> Found | None:
     end = len(padded)
     if any(c.end != end for c in got.candidates) or (got.overlap and got.overlap.end != end):
         return None
+    if got.split:
+        split = tuple(c for c in got.split if c.end == end)
+        if not split:
+            return None
+        got = dataclasses.replace(got, split=split)
     return dataclasses.replace(got, readings=(FINAL_NEWLINE, *got.readings))
 
 
@@ -853,11 +908,13 @@ def _reread(view: str, old_lf: str, budget: Budget) -> Found | None:
         return found
     stripped = slips.strip_line_numbers(old_lf)
     if stripped is not None:
-        text, padded = stripped
-        found = _all_tiers(view, text, budget)
+        found = _all_tiers(view, stripped.text, budget)
         if found is not None:
             return dataclasses.replace(
-                found, readings=(LINE_NUMBERS, *found.readings), padded=padded
+                found,
+                readings=(LINE_NUMBERS, *found.readings),
+                padded=stripped.padded,
+                numbers=(stripped.first, stripped.last),
             )
     if "\n" not in old_lf:
         decoded = slips.unescape(old_lf)
@@ -879,9 +936,29 @@ _MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u309
 _TOKEN_RE = re.compile(f"""\"[^"\n]*"|(?<!\\w)'[^'\n]*'(?!\\w)|[\\w{_MARKS}]+|\\s+|.""", re.DOTALL)
 
 
-def _tokens(text: str) -> list[tuple[int, int]]:
-    """The spans of ``text``'s tokens (quotes read straight, so curly ones pair too)."""
-    return [m.span() for m in _TOKEN_RE.finditer(normalize_quotes(text))]
+def _token_cut(norm: str, pos: int, side: Side) -> int:
+    """``pos`` moved to where a token of ``norm`` (a text with straight quotes) starts,
+    back for a ``start``, on for an ``end``; a position in a run of whitespace stays.
+    Only the line of ``pos`` is read: no token but whitespace holds a line break, so
+    every line starts a token or lies in whitespace."""
+    if pos <= 0 or pos >= len(norm):
+        return pos
+    line_start = norm.rfind("\n", 0, pos) + 1
+    line_end = norm.find("\n", pos)
+    for m in _TOKEN_RE.finditer(norm, line_start, len(norm) if line_end < 0 else line_end + 1):
+        a, b = m.span()
+        if a <= pos < b:
+            if a == pos or m.group().isspace():
+                return pos
+            return a if side == "start" else b
+    return pos
+
+
+def _tokens(text: str, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
+    """The spans of the tokens of ``text[lo:hi]`` (quotes read straight, so curly ones
+    pair too; what stands before ``lo`` still tells an apostrophe from a quote)."""
+    norm = normalize_quotes(text)
+    return [m.span() for m in _TOKEN_RE.finditer(norm, lo, len(text) if hi is None else hi)]
 
 
 def _token_opcodes(ow: list[str], nw: list[str]) -> list[tuple[str, int, int, int, int]]:
@@ -927,33 +1004,131 @@ def _line_cuts(tokens: list[str], lo: int, hi: int) -> list[tuple[int, int]]:
     return cuts
 
 
-def _aligned(old: str, new: str) -> list[tuple[str, int, int, int, int]]:
-    """Opcodes (as :meth:`difflib.SequenceMatcher.get_opcodes`, in characters) that turn
-    ``old`` into ``new``, aligned on whole tokens: an unchanged quoted string is matched
-    with itself, never its closing quote with the opening one of a string inserted next
-    to it. Tokens replaced one for one are aligned character by character inside; other
-    replaced stretches are new text. Neighbouring opcodes of one kind are merged."""
-    ot, nt = _tokens(old), _tokens(new)
+#: The finer tokens a replaced stretch is aligned on again: a word, a run of whitespace,
+#: or one other character (a quote on its own).
+_FINE_RE = re.compile(f"[\\w{_MARKS}]+|\\s+|.", re.DOTALL)
+_QUOTE_CHARS = frozenset("\"'")
+#: What may stand right before an opening quote (besides the start and whitespace).
+_BEFORE_OPENING = frozenset("([{<=,:;")
+
+Opcodes = list[tuple[str, int, int, int, int]]
+
+
+def _fine_tokens(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
+    return [m.span() for m in _FINE_RE.finditer(normalize_quotes(text), lo, hi)]
+
+
+def _with_roles(text: str, spans: list[tuple[int, int]], keys: list[str], lo: int, hi: int) -> None:
+    """``keys[lo:hi]`` (of the tokens ``spans`` of ``text``) with each quote compared
+    with its role: closing where a word or a closing mark stands right before it,
+    opening elsewhere, so the closing quote of one string is never paired with the
+    opening quote of another."""
+    for k in range(lo, hi):
+        a = spans[k][0]
+        q = normalize_quotes(keys[k])
+        if q in _QUOTE_CHARS:
+            before = text[a - 1] if a else " "
+            opening = before.isspace() or before in _BEFORE_OPENING
+            keys[k] = q + ("(" if opening else ")")
+
+
+def _align_tokens(
+    raw: Opcodes,
+    old: str,
+    new: str,
+    ot: list[tuple[int, int]],
+    nt: list[tuple[int, int]],
+    ends: tuple[int, int],
+    *,
+    fine: bool,
+) -> None:
+    """Append to ``raw`` the opcodes turning the tokens ``ot`` of ``old`` into the
+    tokens ``nt`` of ``new`` (``ends``: where each stretch ends, for empty ones)."""
     ow = [old[a:b] for a, b in ot]
     nw = [new[a:b] for a, b in nt]
-    raw: list[tuple[str, int, int, int, int]] = []
+    if fine:
+        # What both share at the start and at the end pairs up by place; only the
+        # quotes between are compared by role.
+        pre, suf = common_ends(ow, nw)
+        _with_roles(old, ot, ow, pre, len(ow) - suf)
+        _with_roles(new, nt, nw, pre, len(nw) - suf)
 
     def span(ts: list[tuple[int, int]], k1: int, k2: int, size: int) -> tuple[int, int]:
         start = ts[k1][0] if k1 < len(ts) else size
         return start, (ts[k2 - 1][1] if k2 > k1 else start)
 
     for op, i1, i2, j1, j2 in _token_opcodes(ow, nw):
+        o1, o2 = span(ot, i1, i2, ends[0])
+        n1, n2 = span(nt, j1, j2, ends[1])
         if op == "replace" and i2 - i1 == j2 - j1:
             for k in range(i2 - i1):
-                a1, b1 = ot[i1 + k][0], nt[j1 + k][0]
-                for op2, x1, x2, y1, y2 in opcodes(ow[i1 + k], nw[j1 + k], CHAR_CELLS):
-                    raw.append((op2, a1 + x1, a1 + x2, b1 + y1, b1 + y2))
-            continue
-        o1, o2 = span(ot, i1, i2, len(old))
-        n1, n2 = span(nt, j1, j2, len(new))
-        raw.append((op, o1, o2, n1, n2))
-    out: list[tuple[str, int, int, int, int]] = []
+                (a1, a2), (b1, b2) = ot[i1 + k], nt[j1 + k]
+                before, after = old[a1:a2], new[b1:b2]
+                if fine and normalize_quotes(before) in _QUOTE_CHARS:
+                    raw.append(("replace", a1, a2, b1, b2))  # a quote in another role
+                elif not fine and normalize_quotes(before[:1]) in _QUOTE_CHARS:
+                    # a quoted string changed inside: its words are aligned one by one
+                    _align_tokens(
+                        raw,
+                        old,
+                        new,
+                        _fine_tokens(old, a1, a2),
+                        _fine_tokens(new, b1, b2),
+                        (a2, b2),
+                        fine=True,
+                    )
+                else:
+                    for op2, x1, x2, y1, y2 in opcodes(before, after, CHAR_CELLS):
+                        raw.append((op2, a1 + x1, a1 + x2, b1 + y1, b1 + y2))
+        elif op == "replace" and not fine:
+            # Tokens not replaced one for one (a string grew into an expression): the
+            # words the model kept among them are aligned again, so they stay the file's.
+            _align_tokens(
+                raw,
+                old,
+                new,
+                _fine_tokens(old, o1, o2),
+                _fine_tokens(new, n1, n2),
+                (o2, n2),
+                fine=True,
+            )
+        else:
+            raw.append((op, o1, o2, n1, n2))
+
+
+def _aligned(old: str, new: str) -> Opcodes:
+    """Opcodes (as :meth:`difflib.SequenceMatcher.get_opcodes`, in characters) that turn
+    ``old`` into ``new``, aligned on whole tokens: an unchanged quoted string is matched
+    with itself, never its closing quote with the opening one of a string inserted next
+    to it. Tokens replaced one for one are aligned character by character inside; a
+    quoted string changed inside, and a stretch of tokens not replaced one for one, are
+    aligned again on words, whitespace and single characters (quotes by their role,
+    opening or closing), so that what the model kept in them is found too. Neighbouring
+    opcodes of one kind are merged."""
+    # What the two share at the start and at the end, cut back to token boundaries of
+    # ``old`` (never inside one of its words or quoted strings; a run of whitespace may
+    # be cut), is equal as it stands: the model changed only what lies between,
+    # however the quotes it wrote there pair up with those around them.
+    head, tail = common_ends(old, new)
+    norm = normalize_quotes(old)
+    head = _token_cut(norm, head, "start")
+    o_end = _token_cut(norm, len(old) - tail, "end")
+    n_end = len(new) - (len(old) - o_end)
+    raw: Opcodes = [("equal", 0, head, 0, head)]
+    _align_tokens(
+        raw,
+        old,
+        new,
+        _tokens(old, head, o_end),
+        _tokens(new, head, n_end),
+        (o_end, n_end),
+        fine=False,
+    )
+    raw.append(("equal", o_end, len(old), n_end, len(new)))
+    out: Opcodes = []
     for tag, i1, i2, j1, j2 in raw:
+        if i1 == i2 and j1 == j2:
+            continue
         kind = "equal" if tag == "equal" else "replace"
         if out and (out[-1][0] == "equal") == (kind == "equal"):
             prev = out[-1]
@@ -963,20 +1138,32 @@ def _aligned(old: str, new: str) -> list[tuple[str, int, int, int, int]]:
     return out
 
 
-def carry_over(actual: str, old: str, new: str, stages: Sequence[Stage] = (_quotes_stage,)) -> str:
+def _as_given(text: str) -> str:
+    return text
+
+
+def carry_over(
+    actual: str,
+    old: str,
+    new: str,
+    stages: Sequence[Stage] = (_quotes_stage,),
+    write: Callable[[str], str] = _as_given,
+) -> str:
     """The replacement for ``actual`` (the file's text that ``old`` matched loosely).
 
     Stretches of ``new`` that are unchanged from ``old`` take the file's own characters
-    (so curly quotes in untouched prose stay curly, trailing spaces stay); text the model
-    newly wrote is kept exactly as given. ``old`` and ``actual`` must be equal after
-    ``stages``; if they are not, ``new`` is used as given.
+    (so curly quotes in untouched prose stay curly, trailing spaces stay, an NFD word
+    stays NFD); text the model newly wrote is kept as given, passed through ``write``
+    (which carries a convention of the file the model's text does not follow, such as
+    its character references). ``old`` and ``actual`` must be equal after ``stages``;
+    if they are not, ``new`` is used as given.
     """
     if actual == old:
         return new
     na = normalize(actual, stages)
     no = normalize(old, stages)
     if na.text != no.text:
-        return new
+        return write(new)
     out: list[str] = []
     for op, i1, i2, j1, j2 in _aligned(old, new):
         if op == "equal":
@@ -985,7 +1172,7 @@ def carry_over(actual: str, old: str, new: str, stages: Sequence[Stage] = (_quot
             a1 = na.to_source(n1, "start") if n1 is not None else None
             a2 = na.to_source(n2, "end") if n2 is not None else None
             if a1 is None or a2 is None or a2 < a1:
-                out.append(new[j1:j2])
+                out.append(write(new[j1:j2]))
                 continue
             out.append(actual[a1:a2])
             # What the normalization dropped at the stretch's end (trailing blanks) is
@@ -995,25 +1182,38 @@ def carry_over(actual: str, old: str, new: str, stages: Sequence[Stage] = (_quot
             if i_kept is not None and i_kept < i2 and j2 < len(new) and new[j2] != "\n":
                 out.append(new[j2 - (i2 - i_kept) : j2])
         elif op in ("replace", "insert"):
-            out.append(new[j1:j2])
+            out.append(write(new[j1:j2]))
     return "".join(out)
 
 
 def strip_trailing_whitespace(old: str, new: str, *, at_line_end: bool) -> str:
-    """Drop trailing spaces/tabs the model left on lines of ``new``.
+    """Drop trailing spaces/tabs the model added on lines of ``new``.
 
     A line that stands unchanged in ``old`` keeps its whitespace (it is the file's own),
-    and the last line is touched only when the replaced text ends at a line end.
+    and so do trailing blanks the model left as they were on a line it changed (they
+    align with the same blanks of ``old``); the last line is touched only when the
+    replaced text ends at a line end.
     """
     if " " not in new and "\t" not in new:
         return new
     kept = set(old.split("\n"))
     parts = new.split("\n")
     last = len(parts) - 1
+    unchanged: list[tuple[int, int]] | None = None
+    pos = 0
     for i, part in enumerate(parts):
+        start = pos
+        pos += len(part) + 1
         if part in kept or (i == last and not at_line_end):
             continue
-        parts[i] = part.rstrip(" \t")
+        body = part.rstrip(" \t")
+        if len(body) == len(part):
+            continue
+        if unchanged is None:
+            unchanged = [(j1, j2) for op, _, _, j1, j2 in _aligned(old, new) if op == "equal"]
+        a, b = start + len(body), start + len(part)
+        if not any(j1 <= a and b <= j2 for j1, j2 in unchanged):
+            parts[i] = body
     return "\n".join(parts)
 
 
@@ -1087,7 +1287,7 @@ def _no_match(view: str, old: str, path: str) -> ToolError:
     stripped = slips.strip_line_numbers(old_lf)
     decoded = slips.unescape(old_lf) if "\n" not in old_lf else None
     if stripped is not None:
-        old = stripped[0]
+        old = stripped.text
         first.append(
             "old_string carries the line-number prefixes of the read output "
             "(number and tab), which are not in the file; leave them out"
@@ -1147,6 +1347,25 @@ def _take_final_blanks(view: str, c: Candidate, old: str, path: str) -> Candidat
     )
 
 
+def _splits_a_character(view: str, places: Sequence[Candidate], path: str) -> ToolError:
+    """The refusal of an edit whose only places start or end inside a character."""
+    c = places[0]
+    at = c.end if graphemes.inside(view, c.end) else c.start
+    a, b = graphemes.cluster_around(view, at)
+    side = "ends" if at == c.end else "starts"
+    lines = sorted(set(line_numbers(view, [(p.start, p.end) for p in places])))
+    return ToolError(
+        ErrorCode.NO_MATCH,
+        f"old_string was not found in {path} as whole characters: it matches only where "
+        f"it {side} inside a character (line{'s' if len(lines) != 1 else ''} "
+        f"{_numbers(lines)}: {graphemes.describe(view[a:b])}, a letter with the accent, "
+        "mark or joined character that belongs to it), so the edit would split that "
+        "character, and nothing was changed. Include the whole character in old_string "
+        "(and write it whole in new_string), or end old_string before it.",
+        **list_fields("lines", lines),
+    )
+
+
 def _out_of_time(path: str) -> ToolError:
     return ToolError(
         ErrorCode.NO_MATCH,
@@ -1167,7 +1386,7 @@ def _reread_new(found: Found, new_lf: str, view: str, path: str) -> str:
             for c in found.candidates:
                 if slips.starts_like_a_prefix(
                     view[c.start : c.end].split("\n")
-                ) and not slips.every_line_prefixed(new_lf, found.padded):
+                ) and not slips.every_line_prefixed(new_lf, found.padded, found.numbers):
                     raise ToolError(
                         ErrorCode.NO_MATCH,
                         f"old_string was not found in {path} as written; without the read "
@@ -1178,7 +1397,7 @@ def _reread_new(found: Found, new_lf: str, view: str, path: str) -> str:
                         "new_string without the line-number prefixes.",
                         **list_fields("lines", lines),
                     )
-            new_lf = slips.strip_new_line_numbers(new_lf, found.padded)
+            new_lf = slips.strip_new_line_numbers(new_lf, found.padded, found.numbers)
         elif reading is ESCAPES and "\\" in new_lf:
             decoded = slips.unescape(new_lf)
             if decoded is None or "\n" in new_lf:
@@ -1224,6 +1443,8 @@ def plan_edit(
             raise _out_of_time(path) from None
     if found is None:
         raise _no_match(view, old, path)
+    if not found.candidates:
+        raise _splits_a_character(view + "\n" if found.phantom else view, found.split, path)
     want_all = replace_all or (expected_replacements is not None and expected_replacements > 1)
     cands = found.candidates
     # Places that overlap cannot all be replaced, and neither one can be meant alone: with
@@ -1277,6 +1498,8 @@ def plan_edit(
     for c in cands:
         if not exact:
             c = _take_final_blanks(work, c, found.old, path)
+            if graphemes.splits(work, c.start, c.end):
+                raise _splits_a_character(work, (c,), path)
         at_line_end = c.end == len(work) or work[c.end] == "\n"
         text = (
             new_lf
@@ -1290,13 +1513,19 @@ def plan_edit(
                 text, found.old, c.file_indents, c.reindent, first_line=c.first_line
             )
             model_old = c.old_in_file
-        if entities and slips.entities_one_way(actual, model_old) == "model":
+        write = _as_given
+        way = slips.entities_one_way(actual, model_old) if entities else ""
+        if way == "model":
             # The model wrote references for the file's characters: it wrote its new
             # text the same way.
             text = slips.decode_entities(text)
             model_old = slips.decode_entities(model_old)
+        elif way == "file":
+            # The model wrote characters for the file's references: what it newly
+            # writes is escaped the way the file escapes them there.
+            write = functools.partial(slips.escape_like, table=slips.file_escapes(actual))
         if not exact:
-            text = carry_over(actual, model_old, text, char_stages)
+            text = carry_over(actual, model_old, text, char_stages, write)
         if not tolerated:
             tolerated = tuple(r.tolerated for r in found.readings) + tolerances_used(
                 found.tier, actual, model_old, had_cr=old != to_view(old)

@@ -26,6 +26,7 @@ import itertools
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 from steadyhand.text.chars import ODD_SPACES
 
@@ -119,6 +120,47 @@ def entity_counts(text: str) -> list[str]:
     if "&" not in text:
         return []
     return [m.group() for m in ENTITY_RE.finditer(text) if decode_entity(m.group()) != m.group()]
+
+
+def file_escapes(file_text: str) -> dict[str, str]:
+    """How a stretch of a file that writes characters as references would write each:
+    every character a reference there stands for and that never stands there as itself,
+    with the first reference used for it; and ``&`` as ``&amp;`` when the stretch has
+    a reference but no bare ``&`` (escaped text escapes every ``&``)."""
+    refs: dict[str, str] = {}
+    for m in ENTITY_RE.finditer(file_text):
+        ch = decode_entity(m.group())
+        if ch != m.group() and len(ch) == 1:
+            refs.setdefault(ch, m.group())
+    if not refs:
+        return {}
+    bare = ENTITY_RE.sub(
+        lambda m: "" if decode_entity(m.group()) != m.group() else m.group(), file_text
+    )
+    table = {ch: ref for ch, ref in refs.items() if ch not in bare}
+    if "&" not in bare:
+        table.setdefault("&", "&amp;")
+    return table
+
+
+def escape_like(text: str, table: dict[str, str]) -> str:
+    """``text`` with each character of ``table`` written as its reference there
+    (:func:`file_escapes`); a reference ``text`` already holds stays as it is."""
+    if not table or not any(ch in text for ch in table):
+        return text
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "&":
+            m = ENTITY_RE.match(text, i)
+            if m is not None and decode_entity(m.group()) != m.group():
+                out.append(m.group())
+                i = m.end()
+                continue
+        out.append(table.get(ch, ch))
+        i += 1
+    return "".join(out)
 
 
 def entities_one_way(file_text: str, model_text: str) -> str | None:
@@ -225,10 +267,22 @@ def _padded(spaces: str, digits: str) -> bool:
     return len(spaces) + len(digits) == 6 or (len(digits) > 6 and not spaces)
 
 
-def strip_line_numbers(old: str) -> tuple[str, bool] | None:
-    """``old`` without the read output's line-number prefixes, and whether they were
-    padded as the read output pads them; None unless every line has one and the numbers
-    count up one by one (a single line must have the padded form)."""
+class Numbered(NamedTuple):
+    """A text with the read output's line-number prefixes taken off."""
+
+    text: str
+    #: The prefixes were padded as the read output pads them.
+    padded: bool
+    #: The numbers of the first and the last line.
+    first: int
+    last: int
+
+
+def strip_line_numbers(old: str) -> Numbered | None:
+    """``old`` without the read output's line-number prefixes, whether they were padded
+    as the read output pads them, and the numbers they carried; None unless every line
+    has one and the numbers count up one by one (a single line must have the padded
+    form)."""
     lines = old.split("\n")
     ends = len(lines) > 1 and lines[-1] == ""
     body = lines[:-1] if ends else lines
@@ -248,33 +302,49 @@ def strip_line_numbers(old: str) -> tuple[str, bool] | None:
         return None
     if len(numbers) == 1 and not padded:
         return None
-    return "\n".join(out) + ("\n" if ends else ""), padded
+    return Numbered("\n".join(out) + ("\n" if ends else ""), padded, numbers[0], numbers[-1])
 
 
-def strip_new_line_numbers(new: str, padded: bool) -> str:
-    """``new`` with the prefix of the same form taken off each line that has one
-    (lines the model wrote without one stay as they are)."""
-    out: list[str] = []
+def new_prefixes(new: str, padded: bool, numbers: tuple[int, int]) -> list[int]:
+    """How long the line-number prefix is on each line of ``new`` (0: none).
+
+    A line carries a prefix when it starts with one of the form ``old_string`` had
+    (padded as the read output pads them, or not) whose number continues the numbering
+    of the lines matched: a number among theirs (``numbers``: the first and the last),
+    or one more than the last prefix before it in ``new`` (the model numbering the
+    lines it adds). Anything else is the model's text: ``2024<tab>17`` added below
+    lines 1-2 is a line of data, not line 2024.
+    """
+    first, last = numbers
+    out: list[int] = []
+    prev: int | None = None
     for line in new.split("\n"):
         m = _PREFIX_RE.match(line) or _BARE_RE.fullmatch(line)
         if m is not None and (_padded(m.group(1), m.group(2)) or not padded):
-            out.append(line[m.end() :])
-        else:
-            out.append(line)
-    return "\n".join(out)
+            n = int(m.group(2))
+            if first <= n <= last or (prev is not None and n == prev + 1):
+                out.append(m.end())
+                prev = n
+                continue
+        out.append(0)
+    return out
 
 
-def every_line_prefixed(new: str, padded: bool) -> bool:
-    """Whether every line of ``new`` has a prefix of the form (so exactly one comes off
-    each, whatever the lines hold after it); an empty last line needs none."""
+def strip_new_line_numbers(new: str, padded: bool, numbers: tuple[int, int]) -> str:
+    """``new`` with the prefix taken off each line that carries one (:func:`new_prefixes`;
+    lines the model wrote without one stay as they are)."""
     lines = new.split("\n")
-    if len(lines) > 1 and lines[-1] == "":
-        lines.pop()
-    for line in lines:
-        m = _PREFIX_RE.match(line) or _BARE_RE.fullmatch(line)
-        if m is None or (padded and not _padded(m.group(1), m.group(2))):
-            return False
-    return True
+    cuts = new_prefixes(new, padded, numbers)
+    return "\n".join(line[cut:] for line, cut in zip(lines, cuts, strict=True))
+
+
+def every_line_prefixed(new: str, padded: bool, numbers: tuple[int, int]) -> bool:
+    """Whether every line of ``new`` carries a prefix (:func:`new_prefixes`), so exactly
+    one comes off each, whatever the lines hold after it; an empty last line needs none."""
+    cuts = new_prefixes(new, padded, numbers)
+    if len(cuts) > 1 and new.endswith("\n"):
+        cuts.pop()
+    return all(cuts)
 
 
 def starts_like_a_prefix(lines: Iterable[str]) -> bool:

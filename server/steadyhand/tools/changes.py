@@ -1,55 +1,46 @@
-"""``changes``, ``change`` and ``undo`` by id: the workspace's recorded changes, the texts
-of one, and taking one back.
-
-Taking back a file's latest change is the undo of :mod:`steadyhand.tools.undo`. Taking
-back an earlier one merges its reverse into the file as it is now
-(:mod:`steadyhand.text.revert`, like ``git revert``): the lines it changed go back where
-nothing changed them since, and where something did, nothing changes and the refusal
-(``conflict``) names those lines. The merged text goes through ``ctx.world.apply`` like
-every change: a WorkspaceEdit for an open document, an atomic write otherwise.
-"""
+"""``changes`` and ``change``: the workspace's recorded changes, newest first, and the
+texts of one change."""
 
 from __future__ import annotations
 
 from steadyhand.context import ToolContext
-from steadyhand.documents.snapshot import Snapshot, mixed_view
-from steadyhand.guards.protected import check_writable
-from steadyhand.history.changes import (
+from steadyhand.documents.snapshot import Snapshot
+from steadyhand.history.lookup import (
     after_key,
     before_kept,
     find_checkpoint,
-    find_version,
     later_changes,
     list_changes,
 )
-from steadyhand.history.store import Checkpoint, Version
+from steadyhand.history.store import Checkpoint, Owner, Version
 from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
-from steadyhand.protocol.params import ChangeParams, ChangesParams, UndoParams
+from steadyhand.protocol.params import ChangeParams, ChangesParams
 from steadyhand.protocol.results import Result, success
-from steadyhand.text.diff import splices_diff, stat, whole_diff
-from steadyhand.text.lines import count_lines, to_view
-from steadyhand.text.revert import Conflict, describe_lines, revert
-from steadyhand.text.splices import Splice, apply_splices, raw_splices
-from steadyhand.tools import undo as undo_tools
-from steadyhand.tools.mutation import commit, encode
-from steadyhand.tools.records import diff_fields, omitted_note, total_lines
+from steadyhand.text.diff import whole_diff
+from steadyhand.text.lines import ending_stats, line_ending_name, to_view
 from steadyhand.tools.versions import (
     clock,
     current_content,
+    describe,
+    entry_fields,
+    find_change,
     iso,
-    not_text,
-    refresh,
+    other_server,
+    owner,
     require_history,
     untouched,
+    whose,
 )
-from steadyhand.world import Change
 
 DEFAULT_CHANGES_LIMIT = 50
+
 #: The most changes one listing shows, whatever ``limit`` asks for.
 MAX_CHANGES_LIMIT = 100
+
 #: ``change`` answers texts of up to this many bytes each; larger ones are ``too_large``.
 CHANGE_MAX_BYTES = 4 * 1024 * 1024
+
 #: A diff is quoted in a message up to this many characters (it is always in ``diff``).
 MESSAGE_DIFF_CHARS = 8_000
 
@@ -61,14 +52,16 @@ def _kind(v: Version) -> str:
 
 
 def item_fields(
-    v: Version, *, current: bool, restorable: bool, checkpoint: Checkpoint | None
+    ctx: ToolContext,
+    v: Version,
+    *,
+    current: bool,
+    restorable: bool,
+    checkpoint: Checkpoint | None,
 ) -> dict[str, object]:
     """One change as ``changes`` lists it (and ``change`` answers it)."""
     return {
-        "id": v.id,
-        "time": iso(v.time),
-        "session": v.session,
-        "tool": v.tool,
+        **entry_fields(ctx, v),
         "path": v.path,
         "kind": _kind(v),
         "added": v.added,
@@ -79,8 +72,14 @@ def item_fields(
     }
 
 
-def _checkpoint_fields(cp: Checkpoint) -> dict[str, object]:
-    return {"id": cp.id, "session": cp.session, "label": cp.label, "time": iso(cp.time)}
+def _checkpoint_fields(ctx: ToolContext, cp: Checkpoint) -> dict[str, object]:
+    return {
+        "id": cp.id,
+        "session": cp.session,
+        "other_server": other_server(ctx, cp),
+        "label": cp.label,
+        "time": iso(cp.time),
+    }
 
 
 def _now_or_none(ctx: ToolContext, path: str) -> Snapshot | None:
@@ -109,26 +108,28 @@ def _restorable(store: History, v: Version, latest: bool, following: Version | N
     return after_key(store, v, following) is not None
 
 
-def _describe(v: Version) -> str:
-    if not v.existed:
-        return f"created, +{v.added}"
-    if v.after_view is None:
-        return f"deleted, -{v.removed}"
-    return f"+{v.added} / -{v.removed}"
-
-
 def changes(ctx: ToolContext, p: ChangesParams) -> Result:
     store = require_history(ctx)
     folder = ctx.resolve(p.path).path if p.path is not None else None
+    who = owner(ctx, p.session) if p.session is not None else None
     after = -1
     since: Checkpoint | None = None
     if p.since is not None:
-        found = find_checkpoint(store, p.since, p.session)
-        if found is None:
-            raise _unknown_checkpoint(store, p.since, p.session)
-        after, since = found
+        found = find_checkpoint(store, p.since, who)
+        if not found:
+            raise _unknown_checkpoint(store, p.since, who)
+        if len({cp for _, cp in found}) > 1:
+            raise ToolError(
+                ErrorCode.AMBIGUOUS,
+                f"{len(found)} checkpoints have the id {p.since!r} (recorded by an earlier "
+                "version, whose ids could repeat): "
+                + ", ".join(f"of session {cp.session!r} at {clock(cp.time)}" for _, cp in found)
+                + ". Pass the session too, or the checkpoint's label.",
+                checkpoint=p.since,
+            )
+        after, since = found[0]
     limit = min(p.limit or DEFAULT_CHANGES_LIMIT, MAX_CHANGES_LIMIT)
-    listing = list_changes(store.entries, session=p.session, path=folder, after=after, limit=limit)
+    listing = list_changes(store.entries, who=who, path=folder, after=after, limit=limit)
     items: list[dict[str, object]] = []
     lines: list[str] = []
     for x in listing.changes:
@@ -136,13 +137,14 @@ def changes(ctx: ToolContext, p: ChangesParams) -> Result:
         current = x.latest and _is_current(ctx, v)
         restorable = _restorable(store, v, x.latest, x.following)
         items.append(
-            item_fields(v, current=current, restorable=restorable, checkpoint=x.checkpoint)
+            item_fields(ctx, v, current=current, restorable=restorable, checkpoint=x.checkpoint)
         )
         marks = [m for m, on in (("current", current), ("not restorable", not restorable)) if on]
         mark = f"  ({'; '.join(marks)})" if marks else ""
+        elsewhere = " (another server)" if other_server(ctx, v) else ""
         lines.append(
-            f"  {v.id}  {clock(v.time)}  session {v.session}  {v.tool}  {v.path}  "
-            f"{_describe(v)}{mark}"
+            f"  {v.id}  {clock(v.time)}  session {v.session}{elsewhere}  {v.tool}  {v.path}  "
+            f"{describe(v)}{mark}"
         )
     scope = []
     if p.session is not None:
@@ -153,7 +155,7 @@ def changes(ctx: ToolContext, p: ChangesParams) -> Result:
         named = f" ({since.label!r})" if since.label else ""
         scope.append(f"since checkpoint {since.id}{named}")
     where = (" " + " ".join(scope)) if scope else ""
-    checkpoints = [_checkpoint_fields(cp) for cp in listing.checkpoints]
+    checkpoints = [_checkpoint_fields(ctx, cp) for cp in listing.checkpoints]
     if not items:
         return success(
             f"Steadyhand has recorded no change{where}.",
@@ -173,7 +175,7 @@ def changes(ctx: ToolContext, p: ChangesParams) -> Result:
     cps = ""
     if listing.checkpoints:
         named_cps = [
-            f"{cp.id}{f' ({cp.label!r})' if cp.label else ''} of session {cp.session} at "
+            f"{cp.id}{f' ({cp.label!r})' if cp.label else ''} of {whose(ctx, cp)} at "
             f"{clock(cp.time)}"
             for cp in listing.checkpoints[:10]
         ]
@@ -188,14 +190,14 @@ def changes(ctx: ToolContext, p: ChangesParams) -> Result:
     return success(message, changes=items, total=listing.total, checkpoints=checkpoints)
 
 
-def _unknown_checkpoint(store: History, name: str, session: str | None) -> ToolError:
+def _unknown_checkpoint(store: History, name: str, session: Owner | None) -> ToolError:
     known = [
         c.id + (f" ({c.label!r})" if c.label else "")
         for c in store.entries
-        if isinstance(c, Checkpoint) and (session is None or c.session == session)
+        if isinstance(c, Checkpoint) and (session is None or session.made(c))
     ]
     listing = ", ".join(known[-5:]) if known else "none"
-    who = f"Session {session!r} has" if session is not None else "There is"
+    who = f"Session {session.session!r} has" if session is not None else "There is"
     return ToolError(
         ErrorCode.NO_HISTORY,
         f"{who} no checkpoint {name!r} (the latest: {listing}). Pass a checkpoint id or "
@@ -204,31 +206,20 @@ def _unknown_checkpoint(store: History, name: str, session: str | None) -> ToolE
     )
 
 
-def _find(store: History, change_id: str) -> Version:
-    v = find_version(store, change_id)
-    if v is None:
-        raise ToolError(
-            ErrorCode.NO_HISTORY,
-            f"No recorded change has the id {change_id!r} (the history keeps its newest "
-            "entries only). Call changes to list the changes and their ids.",
-            id=change_id,
-        )
-    return v
-
-
 def _size_of(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
 def change(ctx: ToolContext, p: ChangeParams) -> Result:
     store = require_history(ctx)
-    v = _find(store, p.id)
+    v = find_change(store, p.id, ctx.resolve(p.file_path).path if p.file_path is not None else None)
     ctx.resolve(v.path)  # today's rules: a path denied or outside the roots now is refused
     later = later_changes(store, v)
     following = later[0] if later else None
     now = _now_or_none(ctx, v.path)
     current = not later and untouched(v, now)
     fields = item_fields(
+        ctx,
         v,
         current=current,
         restorable=_restorable(store, v, not later, following),
@@ -237,7 +228,7 @@ def change(ctx: ToolContext, p: ChangeParams) -> Result:
     size_before = v.before_size if v.existed else None
     size_after = v.after_size if v.after_view is not None else None
     sizes = {"size_before": size_before, "size_after": size_after}
-    who = f"the {v.tool} by session {v.session!r} at {clock(v.time)}"
+    who = f"the {v.tool} by {whose(ctx, v)} at {clock(v.time)}"
     if (size_before or 0) > CHANGE_MAX_BYTES or (size_after or 0) > CHANGE_MAX_BYTES:
         raise _too_large(v, who, sizes, fields, binary=False)
     before: str | None = None
@@ -266,17 +257,35 @@ def change(ctx: ToolContext, p: ChangeParams) -> Result:
         if fields["restorable"]
         else "It can no longer be taken back on its own."
     )
-    message = f"Change {v.id}: {who} to {v.path} ({_describe(v)}). {step}{quoted}"
-    return success(message, **fields, before=before, after=after, diff=diff, **sizes)
+    also, extra = _storage(v, before, after)
+    message = f"Change {v.id}: {who} to {v.path} ({describe(v)}).{also} {step}{quoted}"
+    return success(message, **fields, before=before, after=after, diff=diff, **sizes, **extra)
+
+
+def _storage(v: Version, before: str | None, after: str | None) -> tuple[str, dict[str, object]]:
+    """What a change did besides its lines, which a diff of LF texts does not show: a
+    switch of line endings, of encoding or byte-order mark (a sentence, and fields)."""
+    parts: list[str] = []
+    extra: dict[str, object] = {}
+    if before is not None and after is not None:
+        was, now = ending_stats(before).style, ending_stats(after).style
+        if was != now and "none" not in (was, now):
+            extra["line_endings"] = [line_ending_name(was), line_ending_name(now)]
+            parts.append(f"line endings {line_ending_name(was)} → {line_ending_name(now)}")
+    if v.existed and v.after_encoding is not None and v.after_encoding != v.encoding:
+        extra["encodings"] = [v.encoding, v.after_encoding]
+        parts.append(f"stored as {v.after_encoding} (was {v.encoding})")
+    return (f" It also changed: {'; '.join(parts)}." if parts else ""), extra
 
 
 def _checkpoint_before(store: History, v: Version) -> Checkpoint | None:
     """The latest checkpoint of ``v``'s session before ``v``."""
     found: Checkpoint | None = None
+    mine = Owner(v.session, v.instance)
     for e in store.entries:
-        if isinstance(e, Version) and e.id == v.id:
+        if isinstance(e, Version) and e == v:
             return found
-        if isinstance(e, Checkpoint) and e.session == v.session:
+        if isinstance(e, Checkpoint) and mine.made(e):
             found = e
     return found
 
@@ -305,192 +314,4 @@ def _not_kept(v: Version, who: str, side: str, fields: dict[str, object]) -> Too
         "large, evicted by the history budget, or recorded before Steadyhand kept it), so "
         "the change cannot be shown.",
         **fields,
-    )
-
-
-async def undo(ctx: ToolContext, p: UndoParams) -> Result:
-    """``undo``: by ``file_path`` (the file's last change), or one change by ``id``."""
-    if p.id is None:
-        return await undo_tools.undo(ctx, p)
-    return await take_back(ctx, p, p.id)
-
-
-async def take_back(ctx: ToolContext, p: UndoParams, change_id: str) -> Result:
-    """Take back the one change ``change_id``."""
-    store = require_history(ctx)
-    v = _find(store, change_id)
-    path = v.path
-    if p.file_path is not None and ctx.resolve(p.file_path).path != path:
-        raise ToolError(
-            ErrorCode.NO_HISTORY,
-            f"Change {v.id} was made to {path}, not to {p.file_path}; nothing was changed. "
-            "Pass the id alone.",
-            path=path,
-            id=v.id,
-        )
-    if ctx.resolve(path).path != path:
-        raise ToolError(
-            ErrorCode.INVALID_PATH,
-            f"{path} now leads elsewhere (through a symbolic link), so change {v.id} was not "
-            "taken back; nothing was changed.",
-            path=path,
-        )
-    acting = p.session or v.session
-    check_writable(ctx, path, acting)
-    async with ctx.locks.hold(path):
-        refresh(store)
-        v = _find(store, change_id)  # the index may have been compacted meanwhile
-        later = later_changes(store, v)
-        if not later:
-            return await undo_tools.undo_version(
-                ctx, store, path, v, acting, force=p.force, include_diff=p.include_diff
-            )
-        return await _revert(ctx, store, v, later, acting, include_diff=p.include_diff)
-
-
-def _later_names(later: list[Version]) -> str:
-    named = [f"{x.id} ({x.tool} by session {x.session!r} at {clock(x.time)})" for x in later]
-    if len(named) > 4:
-        named = [*named[:1], f"… {len(named) - 3} more …", *named[-2:]]
-    return ", ".join(named)
-
-
-async def _revert(
-    ctx: ToolContext,
-    store: History,
-    v: Version,
-    later: list[Version],
-    acting: str,
-    *,
-    include_diff: bool,
-) -> Result:
-    path = v.path
-    who = f"the {v.tool} by session {v.session!r} at {clock(v.time)}"
-    fields: dict[str, object] = {"path": path, "version": v.id}
-    try:
-        now = current_content(ctx, path, left_by=later[-1])
-    except ToolError as err:
-        raise ToolError(
-            err.code,
-            f"{path} is now {not_text(err)}, so {who} (change {v.id}) cannot be taken back; "
-            "nothing was changed.",
-            **fields,
-        ) from err
-    later_ids = [x.id for x in later]
-    whole: str | None = None
-    if now is None:
-        whole = "the file has been deleted since"
-    elif not v.existed:
-        whole = "it created the file, and the file was changed since"
-    elif v.after_view is None:
-        whole = "it deleted the file, and the file was made again since"
-    if whole is not None:
-        lines = ((1, max(1, count_lines(now.view))),) if now is not None else ()
-        raise ToolError(
-            ErrorCode.CONFLICT,
-            f"{who[0].upper()}{who[1:]} (change {v.id}) cannot be taken back on its own: "
-            f"{whole} (by {_later_names(later)}); nothing was changed. Take back the later "
-            "changes first, newest first, or undo with file_path to go back step by step.",
-            **fields,
-            lines=[list(r) for r in lines],
-            later=later_ids,
-        )
-    assert now is not None
-    before = store.get_text(v.before) if v.before is not None else None
-    key = after_key(store, v, later[0])
-    after = store.get_text(key) if key is not None else None
-    if before is None or after is None:
-        side = "before it" if before is None else "it left"
-        raise ToolError(
-            ErrorCode.NO_HISTORY,
-            f"The text of {path} {side} is no longer kept (too large, evicted by the history "
-            "budget, or recorded before Steadyhand kept it), so change "
-            f"{v.id} ({who}) cannot be taken back on its own (restorable: false); nothing "
-            "was changed. Undo with file_path goes back one change at a time.",
-            **fields,
-            restorable=False,
-        )
-    before_view, after_view = to_view(before), to_view(after)
-    out = revert(before_view, after_view, now.view)
-    if isinstance(out, Conflict):
-        if not isinstance(revert(after_view, before_view, now.view), Conflict):
-            raise ToolError(
-                ErrorCode.NO_CHANGE,
-                f"What {who} (change {v.id}) changed is no longer in {path} (it was taken "
-                "back already); nothing was changed.",
-                **fields,
-            )
-        named = describe_lines(out.lines)
-        raise ToolError(
-            ErrorCode.CONFLICT,
-            f"{who[0].upper()}{who[1:]} (change {v.id}) cannot be taken back on its own: "
-            f"the file changed on the same lines since ({named} as it is now; later "
-            f"changes: {_later_names(later)}); nothing was changed. Take back the later "
-            "changes to those lines first, or change them by hand.",
-            **fields,
-            lines=[list(r) for r in out.lines],
-            later=later_ids,
-        )
-    if not out.splices or out.text == now.view:
-        raise ToolError(
-            ErrorCode.NO_CHANGE,
-            f"{path} already reads as before {who} (change {v.id}); nothing was changed.",
-            **fields,
-        )
-    return await _apply_revert(
-        ctx, now, out.splices, out.text, v, later, acting, who, include_diff=include_diff
-    )
-
-
-def _raw_text(now: Snapshot, splices: tuple[Splice, ...]) -> str:
-    """``now``'s raw text with view ``splices`` made, every untouched line keeping its
-    line ending (as an edit makes them)."""
-    newline = now.endings.dominant
-    if now.raw is now.view and newline == "\n":
-        return apply_splices(now.raw, splices)
-    rsp = raw_splices(now.newline_map, splices, newline, mixed_view=mixed_view(now), raw=now.raw)
-    return apply_splices(now.raw, rsp)
-
-
-async def _apply_revert(
-    ctx: ToolContext,
-    now: Snapshot,
-    splices: tuple[Splice, ...],
-    new_view: str,
-    v: Version,
-    later: list[Version],
-    acting: str,
-    who: str,
-    *,
-    include_diff: bool,
-) -> Result:
-    path = now.path
-    new_raw = _raw_text(now, splices)
-    data = encode(ctx, path, new_raw, now.encoding)
-    applied = await commit(
-        ctx, Change(path, now, new_raw, data, now.encoding, "undo", splices=splices, session=acting)
-    )
-    diff = splices_diff(now.view, new_view, splices, name=path)
-    ds = stat(diff)
-    fields = diff_fields(ctx, diff, total_lines(applied.snapshot), include_diff=include_diff)
-    message = (
-        f"Took back {who} (change {v.id}) in {path} (+{ds.added} / -{ds.removed}), keeping "
-        f"the {len(later)} later change(s) to other lines. Call undo with this file_path "
-        "to bring it back."
-    )
-    if applied.note:
-        message += " " + applied.note
-    if omitted_note(fields):
-        message += " " + omitted_note(fields)
-    return success(
-        message,
-        path=path,
-        type="revert",
-        undone=v.id,
-        **fields,
-        added=ds.added,
-        removed=ds.removed,
-        session=acting,
-        via=applied.via,
-        on_disk=applied.on_disk,
     )

@@ -3,20 +3,22 @@
 A rewind restores every file the session changed since the checkpoint, as one operation:
 files that someone else changed since (another session, the user) are skipped and
 reported, and the rest are restored all together or, if one of them fails, not at all.
+A session is its name and this server's instance (:class:`~steadyhand.history.store.Owner`):
+another server's session of the same name (every server has a ``default``) is someone
+else, its checkpoints are not this session's, and the files it changed are skipped.
 A cancelled rewind still finishes (or rolls back) before the cancellation is answered.
 """
 
 from __future__ import annotations
 
 import itertools
-from contextlib import AsyncExitStack
 from dataclasses import dataclass
 
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot
-from steadyhand.guards.protected import is_read_only, protected_pattern
+from steadyhand.guards.protected import is_read_only
 from steadyhand.guards.syntax import syntax_clause, syntax_fields, syntax_summary
-from steadyhand.history.store import Checkpoint, Version
+from steadyhand.history.store import Checkpoint, Owner, Version, owner_of
 from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.lists import MAX_LISTED, MAX_NAMED, list_fields, listed, named
@@ -25,14 +27,18 @@ from steadyhand.protocol.results import Result, success
 from steadyhand.runtime.tasks import run_to_end
 from steadyhand.text.diff import changed_ranges, whole_diff
 from steadyhand.text.lines import count_lines, to_view
-from steadyhand.tools.mutation import remove
+from steadyhand.tools.mutation import Target, open_each, remove
 from steadyhand.tools.records import CHANGED_RANGES_MAX, diff_fields, omitted_note, short_diff
 from steadyhand.tools.versions import (
     DIFF_MAX_CHARS,
     clock,
+    content_of,
     current_content,
+    holds,
     iso,
     not_text,
+    other_server,
+    owner,
     refresh,
     require_history,
     restore,
@@ -44,7 +50,7 @@ from steadyhand.tools.versions import (
 def checkpoint(ctx: ToolContext, p: CheckpointParams) -> Result:
     store = require_history(ctx)
     try:
-        cp = store.add_checkpoint(p.session, p.label or "")
+        cp = store.add_checkpoint(owner(ctx, p.session), p.label or "")
     except OSError as exc:
         raise store_failed(store, exc) from exc
     named = f" ({cp.label!r})" if cp.label else ""
@@ -67,12 +73,39 @@ class _Plan:
     encoding: str
 
 
-def _find(store: History, p: RewindParams) -> Checkpoint:
-    found = store.find_checkpoint(p.session, p.checkpoint)
-    if found is None:
-        known = [
-            c.id + (f" ({c.label!r})" if c.label else "") for c in store.checkpoints(p.session)
+def _find(ctx: ToolContext, store: History, p: RewindParams) -> Checkpoint:
+    who = owner(ctx, p.session)
+    found = store.find_checkpoint(who, p.checkpoint)
+    if len(found) > 1:
+        raise ToolError(
+            ErrorCode.AMBIGUOUS,
+            f"Session {p.session!r} has {len(found)} checkpoints with the id "
+            f"{p.checkpoint!r} (recorded by an earlier version, whose ids could repeat), "
+            "so nothing was rewound. Pass the label of the one you mean, or undo its "
+            "changes one by one (changes with since lists them).",
+            checkpoint=p.checkpoint,
+        )
+    if not found:
+        elsewhere = [
+            e
+            for e in store.entries
+            if isinstance(e, Checkpoint)
+            and e.session == p.session
+            and (e.id == p.checkpoint or (e.label != "" and e.label == p.checkpoint))
+            and other_server(ctx, e)
         ]
+        if elsewhere:
+            cp = elsewhere[-1]
+            raise ToolError(
+                ErrorCode.NO_HISTORY,
+                f"Checkpoint {cp.id} was set by session {p.session!r} of another server "
+                "(another editor window or MCP server on this folder, or this one before a "
+                "restart); a rewind takes back only its own session's changes, so nothing "
+                f"was rewound. Call changes with since {cp.id!r} to list the changes made "
+                "since, and undo with an id takes back one of them.",
+                checkpoint=p.checkpoint,
+            )
+        known = [c.id + (f" ({c.label!r})" if c.label else "") for c in store.checkpoints(who)]
         listing = ", ".join(known[-5:]) if known else "none"
         raise ToolError(
             ErrorCode.NO_HISTORY,
@@ -80,11 +113,15 @@ def _find(store: History, p: RewindParams) -> Checkpoint:
             f"{listing}). Pass a checkpoint id or label that checkpoint returned.",
             checkpoint=p.checkpoint,
         )
-    return found
+    return found[0]
 
 
-def _mine(changes: list[Version], session: str) -> set[str]:
-    return {v.path for v in changes if v.session == session}
+#: Why a file that history recorded may not be changed now (``agents may not change it now``).
+_NOT_NOW = (ErrorCode.DENIED, ErrorCode.OUTSIDE_WORKSPACE, ErrorCode.INVALID_PATH)
+
+
+def _mine(changes: list[Version], who: Owner) -> set[str]:
+    return {v.path for v in changes if who.made(v)}
 
 
 def _changes(store: History, cp: Checkpoint, session: str) -> list[Version]:
@@ -101,26 +138,28 @@ def _changes(store: History, cp: Checkpoint, session: str) -> list[Version]:
     return changes
 
 
-def _plan_file(
-    ctx: ToolContext, store: History, session: str, path: str, changes: list[Version]
-) -> _Plan | str:
+def _plan_file(store: History, who: Owner, target: Target, changes: list[Version]) -> _Plan | str:
     """What to do for one file, or why it is skipped."""
-    try:  # the rules of today apply: confinement, deny globs, links swapped in since
-        if ctx.resolve(path).path != path:
-            return "its path now leads elsewhere (through a symbolic link)"
-    except ToolError as err:
-        if err.code in (ErrorCode.DENIED, ErrorCode.OUTSIDE_WORKSPACE, ErrorCode.INVALID_PATH):
-            return f"agents may not change it now ({err.code})"
-    others = sorted({v.session for v in changes if v.session != session})
+    path = target.path
+    refused = target.refused  # the rules of today: confinement, deny globs, links since
+    if target.moved:
+        return "its path now leads elsewhere (through a symbolic link)"
+    if refused is not None and refused.code in _NOT_NOW:
+        return f"agents may not change it now ({refused.code})"
+    others = list(dict.fromkeys(owner_of(v) for v in changes if not who.made(v)))
     if others:
-        who = ", ".join(repr(o) for o in others)
-        return f"session {who} also changed it since the checkpoint"
+        names = ", ".join(
+            repr(o.session)
+            + (" of another server" if o.instance not in (None, who.instance) else "")
+            for o in others
+        )
+        return f"session {names} also changed it since the checkpoint"
     for prev, nxt in itertools.pairwise(changes):
         if nxt.before_view != prev.after_view:
             return "it was changed outside Steadyhand between this session's changes"
     last = changes[-1]
     try:
-        now = current_content(ctx, path, left_by=last)
+        now = content_of(target, left_by=last)
     except ToolError as err:
         return f"it is now {not_text(err)}, which cannot be kept in history"
     if not untouched(last, now):
@@ -136,7 +175,8 @@ def _plan_file(
 
 async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
     store = require_history(ctx)
-    cp = _find(store, p)
+    cp = _find(ctx, store, p)
+    who = owner(ctx, p.session)
     if is_read_only(ctx, p.session):
         raise ToolError(
             ErrorCode.READ_ONLY,
@@ -144,7 +184,7 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
             "nothing was rewound. Report what you would restore instead.",
             session=p.session,
         )
-    locked = _mine(_changes(store, cp, p.session), p.session)
+    locked = _mine(_changes(store, cp, p.session), who)
     named = f" ({cp.label!r})" if cp.label else ""
     if not locked:
         return success(
@@ -157,9 +197,7 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
             unchanged=[],
             not_on_disk=[],
         )
-    async with AsyncExitStack() as stack:
-        for path in sorted(locked):
-            await stack.enter_async_context(ctx.locks.hold(path))
+    async with open_each(ctx, locked, p.session, "rewind") as targets:
         refresh(store)
         # While the locks were awaited, another server sharing the store may have
         # compacted the index, which moves every entry: find the checkpoint again.
@@ -167,24 +205,24 @@ async def rewind(ctx: ToolContext, p: RewindParams) -> Result:
         plans: list[_Plan] = []
         skipped: list[dict[str, str]] = []
         unchanged: list[str] = []
-        for path in sorted(_mine(changes, p.session)):
+        for path in sorted(_mine(changes, who)):
             if path not in locked:
                 reason = "the session changed it while the rewind began; call rewind again"
                 skipped.append({"path": path, "reason": reason})
                 continue
-            outcome = _plan_file(
-                ctx, store, p.session, path, [v for v in changes if v.path == path]
-            )
+            target = targets[path]
+            outcome = _plan_file(store, who, target, [v for v in changes if v.path == path])
             if isinstance(outcome, str):
                 skipped.append({"path": path, "reason": outcome})
                 continue
             if (outcome.text is None and outcome.now is None) or (
-                outcome.now is not None and outcome.now.raw == outcome.text
+                outcome.text is not None and holds(outcome.now, outcome.text, outcome.encoding)
             ):
                 unchanged.append(path)
                 continue
-            pattern = protected_pattern(ctx, path)
-            if pattern is not None:
+            refused = target.refused
+            if refused is not None and refused.code == ErrorCode.PROTECTED:
+                pattern = refused.fields.get("pattern")
                 skipped.append({"path": path, "reason": f"it is protected ({pattern!r})"})
                 continue
             plans.append(outcome)

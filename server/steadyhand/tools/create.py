@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-from steadyhand.apply.guarded import findings_fields
 from steadyhand.protocol.results import Result, success
 from steadyhand.text.diff import whole_diff
 from steadyhand.text.encoding import UTF8
 from steadyhand.text.lines import count_lines, to_view
-from steadyhand.tools.mutation import Target, commit, preview
+from steadyhand.tools.mutation import Target, commit, preview, reached, told
 from steadyhand.tools.records import omitted_note
 
 
@@ -22,6 +21,14 @@ async def create_file(target: Target, content: str) -> Result:
     size = len(change.data)
     diff = target.diff_fields(whole_diff("", view, name=path), lines)
     note = " " + omitted_note(diff) if omitted_note(diff) else ""
+    made: dict[str, object] = {
+        "path": path,
+        "type": "create",
+        "lines": lines,
+        "bytes": size,
+        "added": lines,
+        "removed": 0,
+    }
     # An edit's fields: what it replaced (nothing: one exact insertion) and the diff.
     as_edit: dict[str, object] = {}
     if tool != "write":
@@ -32,12 +39,7 @@ async def create_file(target: Target, content: str) -> Result:
         return success(
             f"Dry run: {path} does not exist; the {tool} would create it with {lines} lines "
             f"({size} bytes). Nothing was written.{warning}{note}",
-            path=path,
-            type="create",
-            lines=lines,
-            bytes=size,
-            added=lines,
-            removed=0,
+            **made,
             **diff,
             dry_run=True,
             **as_edit,
@@ -45,21 +47,11 @@ async def create_file(target: Target, content: str) -> Result:
         )
     applied = await commit(target.ctx, change)
     message = f"File created successfully at: {path} (wrote {lines} lines, {size} bytes)."
-    if applied.note:
-        message += " " + applied.note
     if tool != "write":
         as_edit.update(diff)
-        message += note
     return success(
-        message,
-        path=path,
-        type="create",
-        lines=lines,
-        bytes=size,
-        added=lines,
-        removed=0,
-        via=applied.via,
-        on_disk=applied.on_disk,
+        told(message, applied, as_edit if tool != "write" else None),
+        **made,
         **as_edit,
-        **findings_fields(applied),
+        **reached(applied),
     )

@@ -7,9 +7,9 @@ from steadyhand.protocol.errors import ToolError
 from steadyhand.protocol.params import EditParams
 from steadyhand.protocol.results import Result
 from steadyhand.tools.create import create_file
-from steadyhand.tools.dry_run import note_shown
 from steadyhand.tools.edit_plan import apply_plan, plan_one_async, shown_lines
 from steadyhand.tools.mutation import open_target
+from steadyhand.tools.records import note_shown
 
 
 async def edit(ctx: ToolContext, p: EditParams) -> Result:
@@ -20,7 +20,7 @@ async def edit(ctx: ToolContext, p: EditParams) -> Result:
         "edit",
         dry_run=p.dry_run,
         include_diff=p.include_diff,
-        notebooks=False,
+        accepts="text",
     ) as target:
         if not target.exists:
             if p.old_string == "":

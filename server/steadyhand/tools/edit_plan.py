@@ -7,7 +7,6 @@ import asyncio
 import os
 from collections.abc import Sequence
 
-from steadyhand.apply.guarded import findings_fields
 from steadyhand.documents.snapshot import (
     ByContent,
     ContentKey,
@@ -31,7 +30,7 @@ from steadyhand.text.matching import (
 )
 from steadyhand.text.render import CUT_MARKER_RE, snippet, snippet_at
 from steadyhand.text.splices import Splice, apply_splices, raw_splices
-from steadyhand.tools.mutation import Preview, Target, commit, preview
+from steadyhand.tools.mutation import Preview, Target, commit, preview, reached, told
 from steadyhand.tools.records import omitted_note, total_lines
 
 
@@ -388,12 +387,8 @@ async def apply_plan(
     head = f"Edited {snap.path}: {what} ({where}, +{ds.added} / -{ds.removed})."
     if plan.note:
         head += " " + plan.note
-    if applied.note:
-        head += " " + applied.note
     fields = target.diff_fields(diff, total_lines(after))
-    if omitted_note(fields):
-        head += " " + omitted_note(fields)
-    message = f"{head}\n{shown_snippet}"
+    message = f"{told(head, applied, fields)}\n{shown_snippet}"
     return success(
         message,
         path=snap.path,
@@ -402,9 +397,7 @@ async def apply_plan(
         **fields,
         added=ds.added,
         removed=ds.removed,
-        via=applied.via,
-        on_disk=applied.on_disk,
-        **findings_fields(applied),
+        **reached(applied),
     )
 
 

@@ -21,9 +21,9 @@ from steadyhand.text.lines import to_view
 from steadyhand.text.matching import EXACT, EditPlan, exact_places
 from steadyhand.text.splices import Splice, apply_splices, compose
 from steadyhand.tools.create import create_file
-from steadyhand.tools.dry_run import note_shown
 from steadyhand.tools.edit_plan import apply_plan, plan_one, shown_lines
 from steadyhand.tools.mutation import open_target
+from steadyhand.tools.records import note_shown
 
 TOOL = "multiEdit"
 
@@ -158,7 +158,7 @@ async def multi_edit(ctx: ToolContext, p: MultiEditParams) -> Result:
         TOOL,
         dry_run=p.dry_run,
         include_diff=p.include_diff,
-        notebooks=False,
+        accepts="text",
     ) as target:
         path = target.path
         if not target.exists:

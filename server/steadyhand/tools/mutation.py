@@ -1,11 +1,13 @@
 """The one way a tool changes a file: open it for a change, then commit the change.
 
-Every change path (edit, multiEdit, write, notebookEdit, undo, rewind) goes through here:
+Every change path (edit, multiEdit, write, notebookEdit, undo by file and by id, rewind)
+goes through here:
 
 * :func:`open_target` resolves the path, refuses what may not be written, takes the
   path's lock, and looks at what is there now (an open buffer, the file, nothing, a
-  folder). Inside it, :meth:`Target.fresh` gives the content the change is planned on
-  once the session has read it and it has not changed since (``not_read``, ``stale``).
+  folder); :func:`open_each` does the same for the several files of a rewind. Inside
+  it, :meth:`Target.fresh` gives the content the change is planned on once the session
+  has read it and it has not changed since (``not_read``, ``stale``).
 * :func:`commit` encodes the new text, hands the change to the world (guards, history,
   then the editor or the disk) and moves the session's record to the result, so the
   agent can change the file again without reading it.
@@ -16,13 +18,14 @@ A tool is then its planning and its message.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import asyncio
+from collections.abc import AsyncIterator, Iterable
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from stat import S_ISDIR
+from typing import Literal
 
-from steadyhand.apply.guarded import check_secrets, dry_run_fields, dry_run_note
-from steadyhand.apply.history import delete_via
+from steadyhand.apply.guarded import check_secrets, dry_run_fields, dry_run_note, findings_fields
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, prime_endings
 from steadyhand.formats import notebook as nb_fmt
@@ -30,13 +33,21 @@ from steadyhand.fs.reader import encode_or_refuse
 from steadyhand.guards.protected import check_writable
 from steadyhand.guards.secrets import Finding, Unscanned
 from steadyhand.guards.syntax import SyntaxReport, check_syntax
+from steadyhand.paths.resolve import ResolvedPath
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.file_state import FileRecord, Range, Session
 from steadyhand.text.encoding import Encoding, binary_reason
 from steadyhand.text.lines import EndingStats
 from steadyhand.text.splices import Splice
-from steadyhand.tools.dry_run import check_fresh
-from steadyhand.tools.records import diff_fields, full_range, record_for, remember, require_read
+from steadyhand.tools.fresh import check_fresh
+from steadyhand.tools.records import (
+    diff_fields,
+    full_range,
+    omitted_note,
+    record_for,
+    remember,
+    require_read,
+)
 from steadyhand.tools.suggest import not_found
 from steadyhand.world import Applied, Change
 
@@ -116,6 +127,14 @@ def refuse_notebook(ctx: ToolContext, path: str, tool: str) -> None:
     )
 
 
+#: What a tool changes, for the refusals :func:`open_target` gives before anything is read:
+#: ``file`` any file (write); ``text`` a file that is not a notebook, whose cells are
+#: notebookEdit's (edit, multiEdit); ``notebook`` a notebook's cells, so any other path
+#: is refused (notebookEdit); ``version`` whatever is there now, a folder or a binary file
+#: included, since the tool taking back a version says why it cannot (undo, rewind).
+Accepts = Literal["file", "text", "notebook", "version"]
+
+
 @dataclass
 class Target:
     """A file opened for a change: resolved, allowed, and locked for this call."""
@@ -123,7 +142,9 @@ class Target:
     ctx: ToolContext
     path: str
     tool: str
-    session_name: str
+    #: The session making the change (None: known once the file is locked, see
+    #: :meth:`act_as`).
+    session_name: str | None
     dry_run: bool
     #: The open buffer's content, when the editor has the file open.
     buffer: Snapshot | None
@@ -131,6 +152,11 @@ class Target:
     exists: bool
     #: The result carries the whole diff even when it is long.
     include_diff: bool = False
+    #: Why this file may not be changed now, for a change of several files
+    #: (:func:`open_each`), which leaves it out instead of refusing them all.
+    refused: ToolError | None = None
+    #: With ``refused``: the path recorded now resolves elsewhere (a symbolic link).
+    moved: bool = False
 
     def diff_fields(self, diff: str, new_total: int) -> dict[str, object]:
         """The result's ``diff``, or where the text changed when it is too long."""
@@ -138,7 +164,15 @@ class Target:
 
     @property
     def session(self) -> Session:
+        assert self.session_name is not None, "act_as names the session first"
         return self.ctx.sessions.get(self.session_name)
+
+    def act_as(self, session: str) -> None:
+        """Make the change for ``session``, once the file is locked tells which (the
+        undo of a file's last change, by whoever made it): refused as :func:`open_target`
+        refuses (``read_only``, ``protected``)."""
+        check_writable(self.ctx, self.path, session)
+        self.session_name = session
 
     def not_found(self) -> ToolError:
         return not_found(self.path)
@@ -173,6 +207,7 @@ class Target:
         """The change that makes ``new_raw`` the file's text (encoded for the disk now,
         so a text the file's encoding cannot hold is refused before anything happens,
         and so is one that would make the file binary: :func:`refuse_binary`)."""
+        assert self.session_name is not None, "act_as names the session first"
         data = encode(self.ctx, self.path, new_raw, encoding)
         refuse_binary(self.path, data, encoding, before, self.tool)
         return Change(
@@ -187,34 +222,105 @@ class Target:
         )
 
 
+def _not_a_notebook(path: str) -> ToolError:
+    return ToolError(
+        ErrorCode.WRONG_TOOL,
+        f"{path} is not a Jupyter notebook (.ipynb); notebookEdit changes notebook "
+        "cells only. Use edit or write for other files.",
+        path=path,
+        use="steadyhand.edit",
+    )
+
+
+def _look(
+    ctx: ToolContext, rp: ResolvedPath, tool: str, accepts: Accepts, *, again: bool
+) -> tuple[Snapshot | None, bool]:
+    """What is at the locked path now: the open buffer, and whether there is anything
+    (``again``: another call held the lock meanwhile, so the path is looked at anew)."""
+    path = rp.path
+    buffer = ctx.world.current(path)
+    st = rp.status(again=again) if buffer is None else None
+    exists = buffer is not None or st is not None
+    if accepts != "version":
+        if st is not None and S_ISDIR(st.st_mode):
+            raise is_directory(path, tool)
+        if exists and accepts == "text":
+            refuse_notebook(ctx, path, tool)
+    return buffer, exists
+
+
 @asynccontextmanager
 async def open_target(
     ctx: ToolContext,
     file_path: str,
-    session: str,
+    session: str | None,
     tool: str,
     *,
     dry_run: bool = False,
     include_diff: bool = False,
-    notebooks: bool = True,
+    accepts: Accepts = "file",
+    recorded: str | None = None,
 ) -> AsyncIterator[Target]:
     """Open ``file_path`` for a change by ``tool`` in ``session``, holding its lock.
 
     Refused before anything is read: a path outside the roots or denied, a protected
-    file or a read-only session (:func:`check_writable`), a folder. ``notebooks``: False
-    for tools that change text and must leave a notebook to notebookEdit."""
+    file or a read-only session (:func:`check_writable`; ``session`` None: see
+    :meth:`Target.act_as`), a path ``accepts`` does not take, a folder. ``recorded``: the
+    path is a real path history recorded, and a path that resolves elsewhere now is
+    refused (``invalid_path``) saying this was not done ("change X was not taken back")."""
     rp = ctx.resolve(file_path)
     path = rp.path
-    check_writable(ctx, path, session)
+    if recorded is not None and path != file_path:
+        raise ToolError(
+            ErrorCode.INVALID_PATH,
+            f"{file_path} now leads elsewhere (through a symbolic link), so {recorded}; "
+            "nothing was changed.",
+            path=file_path,
+        )
+    if session is not None:
+        check_writable(ctx, path, session)
+    if accepts == "notebook" and not nb_fmt.is_notebook_path(path):
+        raise _not_a_notebook(path)
     async with ctx.locks.hold(path) as held:
-        buffer = ctx.world.current(path)
-        st = rp.status(again=held.waited) if buffer is None else None
-        exists = buffer is not None or st is not None
-        if st is not None and S_ISDIR(st.st_mode):
-            raise is_directory(path, tool)
-        if exists and not notebooks:
-            refuse_notebook(ctx, path, tool)
+        buffer, exists = _look(ctx, rp, tool, accepts, again=held.waited)
         yield Target(ctx, path, tool, session, dry_run, buffer, exists, include_diff)
+
+
+@asynccontextmanager
+async def open_each(
+    ctx: ToolContext, paths: Iterable[str], session: str, tool: str
+) -> AsyncIterator[dict[str, Target]]:
+    """Open the files at ``paths`` (real paths history recorded) for one change of them
+    all (a rewind), holding every lock (taken in order of path, so two such calls never
+    wait for each other). A file that may not be changed now is not refused: its target
+    carries the refusal (``refused``: denied or outside the roots now, leading elsewhere
+    through a symbolic link, protected), for the caller to leave it out."""
+    async with AsyncExitStack() as stack:
+        ordered = sorted(paths)
+        for path in ordered:
+            await stack.enter_async_context(ctx.locks.hold(path))
+        targets: dict[str, Target] = {}
+        for path in ordered:
+            target = targets[path] = Target(ctx, path, tool, session, False, None, False)
+            try:
+                rp = ctx.resolve(path)
+            except ToolError as err:
+                target.refused = err
+                continue
+            if rp.path != path:
+                target.moved = True
+                target.refused = ToolError(
+                    ErrorCode.INVALID_PATH,
+                    f"{path} now leads elsewhere (through a symbolic link).",
+                    path=path,
+                )
+                continue
+            try:
+                check_writable(ctx, path, session)
+            except ToolError as err:
+                target.refused = err
+            target.buffer, target.exists = _look(ctx, rp, tool, "version", again=False)
+        yield targets
 
 
 async def commit(
@@ -242,6 +348,22 @@ async def commit(
         rec = rec.replace(total_lines=total_lines)
     ctx.sessions.get(change.session).put(rec)
     return applied
+
+
+def told(message: str, applied: Applied, fields: dict[str, object] | None = None) -> str:
+    """``message`` with what the world said of the change (saved or not, formatted,
+    credentials, syntax errors) and, when the diff was left out of the result's
+    ``fields``, the sentence that says so."""
+    if applied.note:
+        message += " " + applied.note
+    omitted = omitted_note(fields) if fields is not None else ""
+    return message + " " + omitted if omitted else message
+
+
+def reached(applied: Applied) -> dict[str, object]:
+    """The fields of every result whose change reached the world: how (``via``), whether
+    the disk holds it (``on_disk``), and what the guards found (credentials, syntax)."""
+    return {"via": applied.via, "on_disk": applied.on_disk, **findings_fields(applied)}
 
 
 @dataclass(frozen=True)
@@ -275,5 +397,13 @@ async def preview(ctx: ToolContext, change: Change) -> Preview:
 async def remove(ctx: ToolContext, path: str, now: Snapshot, *, tool: str, session: str) -> None:
     """Delete ``path`` through the world (recorded in history, so it can be undone); the
     session forgets the file."""
-    await delete_via(ctx.world, ctx, path, now, tool=tool, session=session)
+    await ctx.world.delete(path, now, tool=tool, session=session)
     ctx.sessions.get(session).drop(path)
+
+
+async def make_folders(ctx: ToolContext, folder: str, *, session: str) -> list[str]:
+    """Make ``folder`` (a resolved real path) and those missing above it through the world,
+    once the session may change it; the folders made, in order."""
+    check_writable(ctx, folder, session)
+    async with ctx.locks.hold(folder):
+        return await asyncio.to_thread(lambda: ctx.world.make_folders(folder))

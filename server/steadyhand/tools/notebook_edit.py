@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import bisect
 
-from steadyhand.apply.guarded import findings_fields
 from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot, mixed_view
 from steadyhand.formats import notebook as nb_fmt
-from steadyhand.guards.protected import check_writable
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.lists import list_fields, named
 from steadyhand.protocol.params import NotebookEditParams
@@ -31,11 +29,8 @@ from steadyhand.state.file_state import (
 from steadyhand.text.diff import stat, whole_diff
 from steadyhand.text.lines import count_lines, to_view
 from steadyhand.text.splices import apply_splices, raw_splices
-from steadyhand.tools.mutation import Target, commit, open_target
-from steadyhand.tools.records import (
-    NOTEBOOK_TOOL,
-    omitted_note,
-)
+from steadyhand.tools.fresh import NOTEBOOK_TOOL
+from steadyhand.tools.mutation import Target, commit, open_target, reached, told
 
 TOOL = "notebookEdit"
 
@@ -136,19 +131,11 @@ def _require_shown(
 
 
 async def notebook_edit(ctx: ToolContext, p: NotebookEditParams) -> Result:
-    rp = ctx.resolve(p.file_path)
-    path = rp.path
-    check_writable(ctx, path, p.session)
-    if not nb_fmt.is_notebook_path(path):
-        raise ToolError(
-            ErrorCode.WRONG_TOOL,
-            f"{path} is not a Jupyter notebook (.ipynb); notebookEdit changes notebook "
-            "cells only. Use edit or write for other files.",
-            path=path,
-            use="steadyhand.edit",
-        )
     mode = p.edit_mode
-    async with open_target(ctx, path, p.session, TOOL, include_diff=p.include_diff) as target:
+    async with open_target(
+        ctx, p.file_path, p.session, TOOL, include_diff=p.include_diff, accepts="notebook"
+    ) as target:
+        path = target.path
         if not target.exists:
             raise target.not_found()
         session = target.session
@@ -319,12 +306,8 @@ async def _apply(
     head += f" The notebook now has {total} cell(s)."
     if moved:
         head += " " + _renumbered_note(moved)
-    if applied.note:
-        head += " " + applied.note
-    if omitted_note(fields):
-        head += " " + omitted_note(fields)
     return success(
-        head,
+        told(head, applied, fields),
         path=path,
         edit_mode=mode,
         cell_id=change.cell_id,
@@ -334,7 +317,5 @@ async def _apply(
         **fields,
         added=ds.added,
         removed=ds.removed,
-        via=applied.via,
-        on_disk=applied.on_disk,
-        **findings_fields(applied),
+        **reached(applied),
     )

@@ -15,11 +15,10 @@ from steadyhand.paths.resolve import ResolvedPath
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import ReadParams
 from steadyhand.protocol.results import Result, success
-from steadyhand.state.file_state import merge_ranges
-from steadyhand.state.staleness import is_stale
 from steadyhand.text.render import estimate_tokens, number_lines_within
 from steadyhand.tools import read_formats as formats
-from steadyhand.tools.records import file_unchanged, record_for, remember
+from steadyhand.tools.records import file_unchanged
+from steadyhand.tools.seen import disk_record, seen_bytes, seen_text
 from steadyhand.tools.suggest import not_found
 
 #: How many times a read resolves its path again when the file opened was not the one
@@ -40,6 +39,7 @@ async def read(ctx: ToolContext, p: ReadParams) -> Result:
 
 
 async def _read(ctx: ToolContext, p: ReadParams) -> Result:
+    assert p.file_path is not None  # a read of several files goes to read_many
     rp = ctx.resolve(p.file_path)
     resolved = identity(rp.stat)
     if not rp.exists and ctx.world.current(rp.path) is None:
@@ -92,24 +92,20 @@ def _read_snapshot(
     ctx: ToolContext, p: ReadParams, snap: Snapshot, offset: int | None, whole: bool
 ) -> Result:
     s = ctx.settings
-    session = ctx.sessions.get(p.session)
     lines = snap.lines
     total = len(lines)
     prime_read(ctx, snap)  # the syntax tree of what an edit will change, built meanwhile
     start = offset or 1
     limit = p.limit or s.default_read_lines
     key = (p.offset, p.limit)
-    prev = session.get(snap.path)
+    seen = seen_text(ctx, p.session, snap)
     fields = _fields(snap, total)
 
-    if prev is not None and not prev.stale and prev.last_read == key and not is_stale(prev, snap):
+    if seen.again(key):
         return file_unchanged(snap.path, start, fields, what="these lines")
 
-    same_content = prev is not None and not is_stale(prev, snap)
-    base_shown = prev.shown if (prev is not None and same_content) else ()
-
     if total == 0:
-        session.put(record_for(snap, base_shown, key, remember(ctx, snap)))
+        seen.store_text(snap, seen.shown(), key)
         return success(
             f"{snap.path} exists but is empty (0 lines).",
             type="text",
@@ -118,7 +114,7 @@ def _read_snapshot(
             **fields,
         )
     if start > total:
-        session.put(record_for(snap, base_shown, None, remember(ctx, snap)))
+        seen.store_text(snap, seen.shown(), None)
         return success(
             f"{snap.path} has only {total} line(s), so offset {start} is past its end. "
             f"Read with an offset between 1 and {total}.",
@@ -135,7 +131,7 @@ def _read_snapshot(
     end = start + fit - 1
     if whole and estimate_tokens(body) > s.max_read_tokens:
         raise formats.outline_snapshot(ctx, p, snap, estimate_tokens(body))
-    session.put(record_for(snap, merge_ranges(base_shown, (start, end)), key, remember(ctx, snap)))
+    seen.store_text(snap, seen.shown((start, end)), key)
     notes = _notes(snap, start, end, total, cut, s.max_read_bytes if capped else None)
     message = body + ("\n\n" + " ".join(notes) if notes else "")
     return success(
@@ -207,7 +203,6 @@ async def _read_large(ctx: ToolContext, p: ReadParams, rp: ResolvedPath, start: 
             links_ok=ctx.roots.allow_hard_links,
             expect=identity(rp.stat),
         )
-    session = ctx.sessions.get(p.session)
     total = win.total_lines
     style = "mixed" if (win.crlf and win.cr) else "crlf" if win.crlf else "cr" if win.cr else "lf"
     fields: dict[str, object] = {
@@ -217,33 +212,26 @@ async def _read_large(ctx: ToolContext, p: ReadParams, rp: ResolvedPath, start: 
         "encoding": win.encoding.label,
         "line_ending": style,
     }
-    from steadyhand.state.file_state import FileRecord
-
-    prev = session.get(rp.path)
-    same = prev is not None and prev.source == "disk" and prev.hash == win.hash
+    seen = seen_bytes(ctx, p.session, rp.path, win.hash)
     key = (p.offset, p.limit)
-    if same and prev is not None and not prev.stale and prev.last_read == key:
+    if seen.again(key):
         return file_unchanged(rp.path, start, fields, what="these lines")
-    base = prev.shown if (same and prev is not None) else ()
     # The window stops at the byte cap of one answer (the reader keeps no more than that).
     body, cut, fit = number_lines_within(win.lines, start, s.max_line_chars, s.max_read_bytes)
     shown_lines = win.lines[:fit]
     capped = fit < len(win.lines) or win.capped
     end = start + len(shown_lines) - 1
-    shown = merge_ranges(base, (start, end)) if shown_lines else base
-    session.put(
-        FileRecord(
-            path=rp.path,
-            hash=win.hash,
-            view_hash=win.hash,
-            source="disk",
-            mtime_ns=win.st.st_mtime_ns,
-            size=win.st.st_size,
+    seen.store(
+        disk_record(
+            rp.path,
+            win.hash,
+            win.st.st_size,
+            win.st.st_mtime_ns,
             encoding=win.encoding.label,
             line_ending=style,
-            total_lines=total,
-            shown=shown,
-            last_read=key if shown_lines else None,
+            total=total,
+            shown=seen.shown((start, end)) if shown_lines else seen.shown(),
+            key=key if shown_lines else None,
         )
     )
     first = win.lines[0] if start == 1 and win.lines else ""

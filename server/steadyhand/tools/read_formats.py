@@ -3,8 +3,9 @@ of text files too large to read whole.
 
 :func:`read_special` is called by the ``read`` tool before its text path: it answers for
 a notebook, an image or a PDF, and returns None for everything else. Every answer keeps
-the session's record of what the agent saw (hash, shown cells or pages), so the
-read-before-write and staleness rules hold for these files too.
+the session's record of what the agent saw (hash, shown cells or pages) by the read
+kernel's rule (:mod:`steadyhand.tools.seen`), so the read-before-write and staleness
+rules hold for these files too.
 """
 
 from __future__ import annotations
@@ -26,12 +27,12 @@ from steadyhand.paths.resolve import ResolvedPath
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import ReadParams
 from steadyhand.protocol.results import Result, success
-from steadyhand.state.file_state import FileRecord, Range, merge_ranges
+from steadyhand.state.file_state import FileRecord, Range
 from steadyhand.state.hashing import content_hash
-from steadyhand.state.staleness import is_stale
 from steadyhand.text.lines import line_ending_name
 from steadyhand.text.render import estimate_tokens
-from steadyhand.tools.records import file_unchanged, record_for, remember
+from steadyhand.tools.records import file_unchanged
+from steadyhand.tools.seen import ReadKey, disk_record, seen_bytes, seen_text
 from steadyhand.tools.suggest import not_found
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
@@ -140,20 +141,18 @@ def _binary_record(
     st: os.stat_result,
     parts: int,
     shown: tuple[Range, ...],
-    key: tuple[int | None, int | None] | None,
+    key: ReadKey | None,
 ) -> FileRecord:
-    return FileRecord(
-        path=path,
-        hash=digest,
-        view_hash=digest,
-        source="disk",
-        mtime_ns=st.st_mtime_ns,
-        size=st.st_size,
+    return disk_record(
+        path,
+        digest,
+        st.st_size,
+        st.st_mtime_ns,
         encoding="binary",
         line_ending="none",
-        total_lines=parts,
+        total=parts,
         shown=shown,
-        last_read=key,
+        key=key,
     )
 
 
@@ -243,24 +242,12 @@ async def _read_image(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> Resu
     async with ctx.locks.hold(path):
         raw = await asyncio.to_thread(ctx.read_raw, path, expect=identity(rp.stat))
     digest = content_hash(raw.data)
-    session = ctx.sessions.get(p.session)
-    prev = session.get(path)
-    key: tuple[int | None, int | None] = (None, None)
-    if (
-        prev is not None
-        and not prev.stale
-        and prev.source == "disk"
-        and prev.hash == digest
-        and prev.last_read == key
-    ):
-        return file_unchanged(
-            str({"path": path, "size": raw.st.st_size}["path"]),
-            1,
-            {"path": path, "size": raw.st.st_size},
-            what="this part",
-        )
+    seen = seen_bytes(ctx, p.session, path, digest)
+    key: ReadKey = (None, None)
+    if seen.again(key):
+        return file_unchanged(path, 1, {"path": path, "size": raw.st.st_size}, what="this part")
     img = await asyncio.to_thread(_decode_image, ctx, path, raw.data)
-    session.put(_binary_record(path, digest, raw.st, 1, ((1, 1),), key))
+    seen.store(_binary_record(path, digest, raw.st, 1, ((1, 1),), key))
     message = (
         f"Image {path}: {img.original_format}, {img.original_width}×{img.original_height} "
         f"pixels, {img.original_bytes:,} bytes."
@@ -368,19 +355,16 @@ async def _read_pdf(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> Result
     async with ctx.locks.hold(path):
         raw = await asyncio.to_thread(ctx.read_raw, path, expect=identity(rp.stat))
     digest = content_hash(raw.data)
-    session = ctx.sessions.get(p.session)
-    prev = session.get(path)
+    seen = seen_bytes(ctx, p.session, path, digest)
     count, pages = await asyncio.to_thread(_pdf_text, ctx, path, raw.data, p.pages)
     numbers = [pg.number for pg in pages]
     contiguous = bool(numbers) and numbers == list(range(numbers[0], numbers[-1] + 1))
-    key: tuple[int | None, int | None] | None = (numbers[0], numbers[-1]) if contiguous else None
-    same = prev is not None and prev.source == "disk" and prev.hash == digest
+    key: ReadKey | None = (numbers[0], numbers[-1]) if contiguous else None
     fields: dict[str, object] = {"path": path, "num_pages": count}
-    if same and prev is not None and not prev.stale and key is not None and prev.last_read == key:
+    if key is not None and seen.again(key):
         return file_unchanged(path, numbers[0], fields, what="this part")
-    base = prev.shown if (same and prev is not None) else ()
     if not pages:
-        session.put(_binary_record(path, digest, raw.st, count, base, None))
+        seen.store(_binary_record(path, digest, raw.st, count, seen.shown(), None))
         return success(
             f"{path} has only {count} page(s), so pages={p.pages!r} names none of them. "
             f"Ask for pages between 1 and {count}.",
@@ -410,10 +394,8 @@ async def _read_pdf(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> Result
             path=path,
             num_pages=count,
         )
-    shown = base
-    for n in numbers:
-        shown = merge_ranges(shown, (n, n))
-    session.put(_binary_record(path, digest, raw.st, count, shown, key))
+    shown = seen.shown(*((n, n) for n in numbers))
+    seen.store(_binary_record(path, digest, raw.st, count, shown, key))
     notes: list[str] = []
     if numbers[-1] < count and contiguous:
         notes.append(
@@ -484,8 +466,7 @@ async def _read_notebook(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> R
         nb = await asyncio.to_thread(nb_fmt.parse, snap.view)
     except nb_fmt.NotebookError:
         return None  # not a notebook after all: show its text, so it can be repaired
-    session = ctx.sessions.get(p.session)
-    prev = session.get(path)
+    seen = seen_text(ctx, p.session, snap)
     key = (p.offset, p.limit)
     total = len(nb.cells)
     fields: dict[str, object] = {
@@ -495,18 +476,12 @@ async def _read_notebook(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> R
         "nbformat": "{}.{}".format(*nb.nbformat),
         "source": snap.source,
     }
-    same = prev is not None and not is_stale(prev, snap)
-    fresh = same and prev is not None and not prev.stale and prev.last_read == key
-    if fresh and not p.include_images:
+    if seen.again(key) and not p.include_images:
         return file_unchanged(path, max(1, p.offset or 1), fields, what="this part")
-    base = prev.shown if (same and prev is not None) else ()
     start = max(1, p.offset or 1)
     header = f"{path}: Jupyter notebook ({nb.language}), {total} cell(s)."
     if total == 0 or start > total:
-        rec = record_for(snap, base, key if total == 0 else None, remember(ctx, snap)).replace(
-            total_lines=total
-        )
-        session.put(rec)
+        seen.store_text(snap, seen.shown(), key if total == 0 else None, total=total)
         text = (
             f"{header} It has no cells; add one with notebookEdit (edit_mode=insert)."
             if total == 0
@@ -530,8 +505,7 @@ async def _read_notebook(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) -> R
         outputs.extend(imgs)
         used += cost
         last = cell.index
-    shown = merge_ranges(base, (start, last))
-    session.put(record_for(snap, shown, key, remember(ctx, snap)).replace(total_lines=total))
+    seen.store_text(snap, seen.shown((start, last)), key, total=total)
     images = await asyncio.to_thread(_deliver_outputs, ctx, path, outputs)
     notes: list[str] = []
     if last < total:
@@ -662,25 +636,19 @@ async def outline_large_file(ctx: ToolContext, p: ReadParams, rp: ResolvedPath) 
             links_ok=ctx.roots.allow_hard_links,
             expect=identity(rp.stat),
         )
-    session = ctx.sessions.get(p.session)
-    prev = session.get(rp.path)
-    same = prev is not None and prev.source == "disk" and prev.hash == ol.hash
-    base = prev.shown if (same and prev is not None) else ()
-    shown = merge_ranges(base, (1, len(ol.head))) if ol.head else base
+    seen = seen_bytes(ctx, p.session, rp.path, ol.hash)
     enc = ol.encoding
-    session.put(
-        FileRecord(
-            path=rp.path,
-            hash=ol.hash,
-            view_hash=ol.hash,
-            source="disk",
-            mtime_ns=ol.mtime_ns,
-            size=ol.size,
+    seen.store(
+        disk_record(
+            rp.path,
+            ol.hash,
+            ol.size,
+            ol.mtime_ns,
             encoding=enc.label if enc is not None else "utf-8",
             line_ending=line_ending_name(ol.line_ending),  # type: ignore[arg-type]
-            total_lines=ol.total_lines,
-            shown=shown,
-            last_read=None,
+            total=ol.total_lines,
+            shown=seen.shown((1, len(ol.head))) if ol.head else seen.shown(),
+            key=None,
         )
     )
     reason = (
@@ -694,11 +662,8 @@ def outline_snapshot(ctx: ToolContext, p: ReadParams, snap: Snapshot, tokens: in
     """The ``too_large`` refusal of a whole read over the token cap, with the outline."""
     s = ctx.settings
     ol = outline_fmt.outline_of_lines(snap.path, snap.lines, snap.size)
-    session = ctx.sessions.get(p.session)
-    prev = session.get(snap.path)
-    base = prev.shown if (prev is not None and not is_stale(prev, snap)) else ()
-    shown = merge_ranges(base, (1, len(ol.head))) if ol.head else base
-    session.put(record_for(snap, shown, None, remember(ctx, snap)))
+    seen = seen_text(ctx, p.session, snap)
+    seen.store_text(snap, seen.shown((1, len(ol.head))) if ol.head else seen.shown(), None)
     reason = (
         f"{snap.path} is too long to read at once (about {tokens:,} tokens, over the "
         f"{s.max_read_tokens:,}-token limit; {ol.total_lines:,} lines)."

@@ -1,5 +1,5 @@
-"""Keeping the file-state cache true: records from snapshots, and the shared refusals
-(not read, stale) that edit and write both give."""
+"""Keeping the file-state cache true: records from snapshots, what a result carries of a
+change's diff, and the ``not_read`` refusal every change gives."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ from steadyhand.context import ToolContext
 from steadyhand.documents.snapshot import Snapshot
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.results import Result, success
-from steadyhand.state.file_state import FileRecord, Range, Session, ranges_through
-from steadyhand.state.staleness import is_stale
-from steadyhand.text.diff import changed_ranges, changed_runs, cut_diff, whole_diff
+from steadyhand.state.file_state import FileRecord, Range, Session, merge_ranges
+from steadyhand.text.diff import changed_ranges, cut_diff
 from steadyhand.text.lines import EndingStats, line_ending_name
 
 
@@ -92,10 +91,6 @@ def require_read(session: Session, path: str, tool: str) -> FileRecord:
     return rec
 
 
-#: The tool name under which notebook edits check staleness: their records count cells.
-NOTEBOOK_TOOL = "notebook edit"
-
-
 #: Longest stale diff, in characters, a refusal carries (besides ``staleDiffMaxLines``):
 #: a change to one very long line (minified code, a data file) would fill the answer.
 STALE_DIFF_MAX_CHARS = 16_000
@@ -149,43 +144,12 @@ def omitted_note(fields: dict[str, object]) -> str:
     return "(The diff is long, so it was left out: pass include_diff: true to get it.)"
 
 
-def refuse_if_stale(
-    ctx: ToolContext, session: Session, rec: FileRecord, snap: Snapshot, tool: str
-) -> None:
-    """Raise ``stale`` if the content changed since the agent saw it.
-
-    When the text the agent saw is still in the store and the difference is short, the
-    refusal carries the diff and the record moves to the current content, so a retry
-    that takes the diff into account succeeds without another read.
-    """
-    if not is_stale(rec, snap):
+def note_shown(session: Session, rec: FileRecord, err: ToolError) -> None:
+    """A ``no_match`` refusal showed the closest lines: count them as shown, so an edit
+    built on them needs no extra read."""
+    lines = err.fields.get("closest_lines")
+    if err.code != ErrorCode.NO_MATCH or not isinstance(lines, list) or len(lines) != 2:
         return
-    seen = ctx.store.get(rec.view_hash, rec.stored)
-    diff = ""
-    if seen is not None:
-        diff = whole_diff(seen, snap.view, name=snap.path)
-    if short_diff(ctx, diff):
-        shown = rec.shown
-        if rec.full_view:
-            shown = full_range(snap)
-        elif tool != NOTEBOOK_TOOL:  # (a notebook's record counts cells, not lines)
-            # what the agent saw moves with the text; what the diff showed it is seen too
-            shown = ranges_through(rec.shown, changed_runs(diff))
-        session.put(record_for(snap, shown, None, remember(ctx, snap)))
-        raise ToolError(
-            ErrorCode.STALE,
-            f"{snap.path} was changed by someone else since you read it, so the {tool} was "
-            "not applied. This is what changed (your view is now updated to it):\n"
-            f"{diff}\nRebuild your {tool} on the current text and retry; there is no need "
-            "to read the file again.",
-            path=snap.path,
-            diff=diff,
-            refreshed=True,
-        )
-    raise ToolError(
-        ErrorCode.STALE,
-        f"{snap.path} was changed by someone else since you read it, so the {tool} was not "
-        f"applied. Read the file again, then redo the {tool} on its current content.",
-        path=snap.path,
-        refreshed=False,
-    )
+    lo, hi = int(lines[0]), int(lines[1])
+    if 1 <= lo <= hi:
+        session.put(rec.replace(shown=merge_ranges(rec.shown, (lo, hi))))

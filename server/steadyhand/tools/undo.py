@@ -1,170 +1,82 @@
-"""``history`` and ``undo``: the versions Steadyhand knows for a file, and taking one back.
+"""``undo``: taking back a file's latest change (by ``file_path``), or one change by its id.
 
-An undo is a change like any other: it goes through ``ctx.world.apply`` (an editor edit
-for an open document, an atomic disk write otherwise), so it is guarded and recorded, and
-undoing it again brings the change back.
+An undo is a change like any other: it opens its file through the mutation kernel
+(:func:`~steadyhand.tools.mutation.open_target`) and goes through ``ctx.world.apply`` (an
+editor edit for an open document, an atomic disk write otherwise), so it is guarded and
+recorded, and undoing it again brings the change back.
+
+Taking back an earlier change merges its reverse into the file as it is now
+(:mod:`steadyhand.text.revert`, like ``git revert``): the lines it changed go back where
+nothing changed them since, and where something did, nothing changes and the refusal
+(``conflict``) names those lines.
 """
 
 from __future__ import annotations
 
-from steadyhand.apply.guarded import findings_fields
+from steadyhand.apply.history import encoding_from_label
 from steadyhand.context import ToolContext
-from steadyhand.documents.snapshot import Snapshot
-from steadyhand.guards.protected import check_writable
+from steadyhand.documents.snapshot import Snapshot, mixed_view
+from steadyhand.history.lookup import after_key, later_changes
 from steadyhand.history.store import Version
 from steadyhand.history.stores import History
 from steadyhand.protocol.errors import ErrorCode, ToolError
-from steadyhand.protocol.params import HistoryParams, UndoParams
+from steadyhand.protocol.params import UndoParams
 from steadyhand.protocol.results import Result, success
-from steadyhand.text.diff import stat, whole_diff
-from steadyhand.tools.mutation import remove
-from steadyhand.tools.records import diff_fields, omitted_note, total_lines
+from steadyhand.text.diff import splices_diff, stat, whole_diff
+from steadyhand.text.encoding import Encoding
+from steadyhand.text.lines import count_lines, to_view
+from steadyhand.text.revert import Conflict, RawReverted, describe_lines, revert_raw
+from steadyhand.text.splices import Splice, apply_splices, raw_splices
+from steadyhand.tools.mutation import Target, commit, encode, open_target, reached, remove, told
+from steadyhand.tools.records import diff_fields, total_lines
 from steadyhand.tools.versions import (
     DIFF_MAX_CHARS,
     clock,
-    current_content,
-    iso,
+    content_of,
+    find_change,
+    holds,
     not_text,
+    owner,
     refresh,
     require_history,
-    restorable,
     restore,
     untouched,
+    whose,
 )
-
-DEFAULT_HISTORY_LIMIT = 20
-#: The most versions one history listing shows, whatever ``limit`` asks for.
-MAX_HISTORY_LIMIT = 100
-
-
-def version_fields(store: History, v: Version, current: bool) -> dict[str, object]:
-    return {
-        "id": v.id,
-        "time": iso(v.time),
-        "session": v.session,
-        "tool": v.tool,
-        "existed_before": v.existed,
-        "size_before": v.before_size if v.existed else None,
-        "size_after": v.after_size if v.after_view is not None else None,
-        "added": v.added,
-        "removed": v.removed,
-        "restorable": restorable(store, v),
-        "current": current,
-    }
-
-
-def _describe(v: Version) -> str:
-    if not v.existed:
-        return f"created ({v.after_size:,} bytes)"
-    if v.after_view is None:
-        return f"deleted ({v.before_size:,} bytes)"
-    return f"+{v.added} / -{v.removed} → {v.after_size:,} bytes"
-
-
-def history(ctx: ToolContext, p: HistoryParams) -> Result:
-    store = require_history(ctx)
-    rp = ctx.resolve(p.file_path)
-    versions = store.versions(rp.path, p.session)
-    who = f" by session {p.session!r}" if p.session else ""
-    if not versions:
-        return success(
-            f"Steadyhand has no recorded change to {rp.path}{who}, so there is nothing to "
-            "undo there.",
-            path=rp.path,
-            versions=[],
-        )
-    odd = ""
-    try:
-        now = current_content(ctx, rp.path, left_by=versions[-1])
-    except ToolError as err:  # the versions are listed all the same; none is current
-        now, odd = None, not_text(err)
-    limit = min(p.limit or DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT)
-    newest = list(reversed(versions))[:limit]
-    lines: list[str] = []
-    fields: list[dict[str, object]] = []
-    for i, v in enumerate(newest):
-        is_current = i == 0 and not odd and untouched(v, now)
-        fields.append(version_fields(store, v, is_current))
-        marks = []
-        if is_current:
-            marks.append("current")
-        if not restorable(store, v):
-            marks.append("earlier content no longer kept")
-        mark = f"  ({'; '.join(marks)})" if marks else ""
-        lines.append(
-            f"  {v.id}  {clock(v.time)}  session {v.session}  {v.tool}  {_describe(v)}{mark}"
-        )
-    head = f"{len(versions)} change(s) Steadyhand made to {rp.path}{who}, newest first"
-    if len(versions) > len(newest):
-        most = " (the most one listing shows)" if limit < (p.limit or 0) else ""
-        head += f" (showing the newest {len(newest)}{most})"
-    tail = ""
-    if odd:
-        tail = (
-            f"\nThe file is now {odd}, so no version is current, and undo would refuse to "
-            "replace it (it cannot be kept in history). To bring a version back, ask the "
-            "user to move it aside, then call undo with force: true."
-        )
-    elif now is not None and not untouched(versions[-1], now) and not p.session:
-        tail = "\nThe file has changed since Steadyhand's last change (someone else edited it)."
-    message = (
-        f"{head}:\n" + "\n".join(lines) + tail + "\nTo take back the latest change, call undo "
-        "with this file_path."
-    )
-    return success(message, path=rp.path, versions=fields)
+from steadyhand.world import Change
 
 
 async def undo(ctx: ToolContext, p: UndoParams) -> Result:
+    """``undo``: by ``file_path`` (the file's last change), or one change by ``id``."""
+    if p.id is not None:
+        return await take_back(ctx, p, p.id)
     store = require_history(ctx)
     assert p.file_path is not None  # UndoParams asks for it when there is no id
-    rp = ctx.resolve(p.file_path)
-    path = rp.path
-    if p.session is not None:
-        check_writable(ctx, path, p.session)
-    async with ctx.locks.hold(path):
+    async with open_target(
+        ctx, p.file_path, p.session, "undo", include_diff=p.include_diff, accepts="version"
+    ) as target:
         refresh(store)
-        v = store.last_change(path, p.session)
+        v = store.last_change(target.path, owner(ctx, p.session) if p.session else None)
         if v is None:
-            who = f" by session {p.session!r}" if p.session else ""
-            raise ToolError(
-                ErrorCode.NO_HISTORY,
-                f"Steadyhand has no recorded change to {path}{who}, so there is nothing to "
-                "undo. Call history to see the versions it knows.",
-                path=path,
-            )
-        return await undo_version(
-            ctx,
-            store,
-            path,
-            v,
-            p.session or v.session,
-            force=p.force,
-            include_diff=p.include_diff,
-        )
+            raise _nothing_to_undo(ctx, store, target.path, p.session)
+        return await undo_version(target, store, v, force=p.force)
 
 
-async def undo_version(
-    ctx: ToolContext,
-    store: History,
-    path: str,
-    v: Version,
-    acting: str,
-    *,
-    force: bool,
-    include_diff: bool = False,
-) -> Result:
-    """Take back ``v``, the latest change to ``path``, as ``acting`` (the caller holds the
-    path's lock): restore the text before it, or delete the file it created."""
-    check_writable(ctx, path, acting)
+async def undo_version(target: Target, store: History, v: Version, *, force: bool) -> Result:
+    """Take back ``v``, the latest change to ``target``'s file, as ``target``'s session
+    (else as ``v``'s): restore the text before it, or delete the file it created."""
+    ctx, path = target.ctx, target.path
+    acting = target.session_name or v.session
+    target.act_as(acting)
     try:
-        now = current_content(ctx, path, left_by=v)
+        now = content_of(target, left_by=v)
     except ToolError as err:
         raise _not_text_now(path, err, v) from err
     if not untouched(v, now) and not force:
         gone = " was deleted" if now is None else " has changed"
         raise ToolError(
             ErrorCode.STALE,
-            f"{path}{gone} since the {v.tool} by session {v.session!r} at {clock(v.time)}, so "
+            f"{path}{gone} since the {v.tool} by {whose(ctx, v)} at {clock(v.time)}, so "
             "undoing it would throw that newer work away; nothing was changed. Read the "
             "file to see what is there now. To restore the earlier version anyway, call "
             "undo again with force: true (what is there now will be kept in history).",
@@ -172,22 +84,45 @@ async def undo_version(
             version=v.id,
             can_force=True,
         )
-    target: str | None = None
+    text: str | None = None
     if v.existed:
-        target = store.get_text(v.before) if v.before is not None else None
-        if target is None:
+        text = store.get_text(v.before) if v.before is not None else None
+        if text is None:
             raise ToolError(
                 ErrorCode.NO_HISTORY,
-                f"The version of {path} before the {v.tool} by session {v.session!r} at "
+                f"The version of {path} before the {v.tool} by {whose(ctx, v)} at "
                 f"{clock(v.time)} is no longer kept (it was too large, or the history "
                 "budget evicted it), so it cannot be restored. Nothing was changed.",
                 path=path,
                 version=v.id,
             )
-    who = f"the {v.tool} by session {v.session!r} at {clock(v.time)}"
-    if target is None:
+    who = f"the {v.tool} by {whose(ctx, v)} at {clock(v.time)}"
+    if text is None:
         return await _undo_creation(ctx, path, now, acting, who, v)
-    return await _restore(ctx, path, now, target, v, acting, who, include_diff=include_diff)
+    return await _restore(ctx, path, now, text, v, acting, who, include_diff=target.include_diff)
+
+
+def _nothing_to_undo(ctx: ToolContext, store: History, path: str, session: str | None) -> ToolError:
+    who = f" by session {session!r}" if session else ""
+    elsewhere = [v for v in store.versions(path) if v.session == session] if session else []
+    if elsewhere:
+        last = elsewhere[-1]
+        return ToolError(
+            ErrorCode.NO_HISTORY,
+            f"This server's session {session!r} made no recorded change to {path}, so "
+            f"nothing was undone; the last change there by a session of that name ("
+            f"{last.id}, the {last.tool} at {clock(last.time)}) was made by another server "
+            "(another editor window or MCP server on this folder, or this one before a "
+            "restart). To take that one back, call undo with its id.",
+            path=path,
+            id=last.id,
+        )
+    return ToolError(
+        ErrorCode.NO_HISTORY,
+        f"Steadyhand has no recorded change to {path}{who}, so there is nothing to "
+        "undo. Call history to see the versions it knows.",
+        path=path,
+    )
 
 
 def _not_text_now(path: str, err: ToolError, v: Version) -> ToolError:
@@ -239,7 +174,7 @@ async def _restore(
     *,
     include_diff: bool,
 ) -> Result:
-    if now is not None and now.raw == target:
+    if holds(now, target, v.encoding):
         raise ToolError(
             ErrorCode.NO_CHANGE,
             f"{path} already holds the version from before {who}; nothing was changed.",
@@ -259,15 +194,236 @@ async def _restore(
     else:
         change = " (recreated)" if now is None else ""
     message = f"Restored {path} to the version before {who}{change}. Call undo again to redo it."
-    if applied.note:
-        message += " " + applied.note
-    if omitted_note(fields):
-        message += " " + omitted_note(fields)
+    return success(told(message, applied, fields), **fields, session=acting, **reached(applied))
+
+
+async def take_back(ctx: ToolContext, p: UndoParams, change_id: str) -> Result:
+    """Take back the one change ``change_id``."""
+    store = require_history(ctx)
+    given = ctx.resolve(p.file_path).path if p.file_path is not None else None
+    v = find_change(store, change_id, given)
+    async with open_target(
+        ctx,
+        v.path,
+        p.session or v.session,
+        "undo",
+        include_diff=p.include_diff,
+        accepts="version",
+        recorded=f"change {v.id} was not taken back",
+    ) as target:
+        refresh(store)
+        v = find_change(store, change_id, given)  # the index may have been compacted meanwhile
+        later = later_changes(store, v)
+        if not later:
+            return await undo_version(target, store, v, force=p.force)
+        return await _revert(target, store, v, later)
+
+
+def _later_names(ctx: ToolContext, later: list[Version]) -> str:
+    named = [f"{x.id} ({x.tool} by {whose(ctx, x)} at {clock(x.time)})" for x in later]
+    if len(named) > 4:
+        named = [*named[:1], f"… {len(named) - 3} more …", *named[-2:]]
+    return ", ".join(named)
+
+
+async def _revert(target: Target, store: History, v: Version, later: list[Version]) -> Result:
+    """Take back ``v``, an earlier change to ``target``'s file, keeping the ``later``
+    ones: its reverse merged into the file as it is now."""
+    ctx, path = target.ctx, target.path
+    acting = target.session_name
+    assert acting is not None
+    include_diff = target.include_diff
+    who = f"the {v.tool} by {whose(ctx, v)} at {clock(v.time)}"
+    fields: dict[str, object] = {"path": path, "version": v.id}
+    try:
+        now = content_of(target, left_by=later[-1])
+    except ToolError as err:
+        raise ToolError(
+            err.code,
+            f"{path} is now {not_text(err)}, so {who} (change {v.id}) cannot be taken back; "
+            "nothing was changed.",
+            **fields,
+        ) from err
+    later_ids = [x.id for x in later]
+    whole: str | None = None
+    if now is None:
+        whole = "the file has been deleted since"
+    elif not v.existed:
+        whole = "it created the file, and the file was changed since"
+    elif v.after_view is None:
+        whole = "it deleted the file, and the file was made again since"
+    if whole is not None:
+        lines = ((1, max(1, count_lines(now.view))),) if now is not None else ()
+        raise ToolError(
+            ErrorCode.CONFLICT,
+            f"{who[0].upper()}{who[1:]} (change {v.id}) cannot be taken back on its own: "
+            f"{whole} (by {_later_names(ctx, later)}); nothing was changed. Take back the "
+            "later changes first, newest first, or undo with file_path to go back step by "
+            "step.",
+            **fields,
+            lines=[list(r) for r in lines],
+            later=later_ids,
+        )
+    assert now is not None
+    before = store.get_text(v.before) if v.before is not None else None
+    key = after_key(store, v, later[0])
+    after = store.get_text(key) if key is not None else None
+    if before is None or after is None:
+        side = "before it" if before is None else "it left"
+        raise ToolError(
+            ErrorCode.NO_HISTORY,
+            f"The text of {path} {side} is no longer kept (too large, evicted by the history "
+            "budget, or recorded before Steadyhand kept it), so change "
+            f"{v.id} ({who}) cannot be taken back on its own (restorable: false); nothing "
+            "was changed. Undo with file_path goes back one change at a time.",
+            **fields,
+            restorable=False,
+        )
+    out = revert_raw(before, after, now.raw)
+    if isinstance(out, Conflict):
+        # Some of its lines are still in the file, or the file changed around them: a
+        # change counts as taken back only where the file holds the lines from before it.
+        named = describe_lines(out.lines)
+        raise ToolError(
+            ErrorCode.CONFLICT,
+            f"{who[0].upper()}{who[1:]} (change {v.id}) cannot be taken back on its own: "
+            f"the file changed on the same lines since ({named} as it is now; later "
+            f"changes: {_later_names(ctx, later)}); nothing was changed. Take back the later "
+            "changes to those lines first, or change them by hand.",
+            **fields,
+            lines=[list(r) for r in out.lines],
+            later=later_ids,
+        )
+    new_raw, notes = _with_endings(now, out)
+    enc, enc_note = _encoding_back(now, v)
+    if enc_note:
+        notes.append(enc_note)
+    if new_raw == now.raw and enc == now.encoding:
+        what = (
+            f"What {who} (change {v.id}) changed is no longer in {path} (it was taken back already)"
+            if out.view.already
+            else f"{path} already reads as before {who} (change {v.id})"
+        )
+        raise ToolError(
+            ErrorCode.NO_CHANGE,
+            f"{what}; nothing was changed." + "".join(" " + n for n in notes),
+            **fields,
+        )
+    return await _apply_revert(
+        ctx, now, out, new_raw, enc, notes, v, later, acting, who, include_diff=include_diff
+    )
+
+
+def _raw_text(now: Snapshot, splices: tuple[Splice, ...]) -> str:
+    """``now``'s raw text with view ``splices`` made, every untouched line keeping its
+    line ending (as an edit makes them)."""
+    newline = now.endings.dominant
+    if now.raw is now.view and newline == "\n":
+        return apply_splices(now.raw, splices)
+    rsp = raw_splices(now.newline_map, splices, newline, mixed_view=mixed_view(now), raw=now.raw)
+    return apply_splices(now.raw, rsp)
+
+
+def _with_endings(now: Snapshot, out: RawReverted) -> tuple[str, list[str]]:
+    """The raw text to write, and sentences on line endings not taken back."""
+    notes: list[str] = []
+    if to_view(out.raw) != out.view.text:
+        # a line ending in a lone CR before an empty line ending in LF would read back
+        # as one line break: the file's own endings instead
+        notes.append(
+            "Its line endings were not taken back: with them, two line breaks of the file "
+            "would have read as one."
+        )
+        return _raw_text(now, out.view.splices), notes
+    if out.endings_kept:
+        notes.append(
+            f"It had switched the line endings of {out.endings_kept} line(s) that have "
+            "another ending now (changed since), so those keep theirs."
+        )
+    return out.raw, notes
+
+
+def _encoding_back(now: Snapshot, v: Version) -> tuple[Encoding, str]:
+    """The encoding to store the file in once ``v`` is taken back, and a sentence when a
+    switch of encoding (or of byte-order mark) that ``v`` made is not taken back."""
+    left = v.after_encoding  # unknown for changes an earlier version recorded
+    if left is None or left == v.encoding:
+        return now.encoding, ""
+    switch = f"It had also stored the file as {left} (it was {v.encoding})"
+    if now.source == "buffer":
+        return now.encoding, (
+            f"{switch}; the file is open in the editor, which decides how it is stored, "
+            "so that was not taken back."
+        )
+    if now.encoding.label != left:
+        return now.encoding, (
+            f"{switch}; the file is stored as {now.encoding.label} now (changed since), so "
+            "that stays."
+        )
+    return encoding_from_label(v.encoding), ""
+
+
+async def _apply_revert(
+    ctx: ToolContext,
+    now: Snapshot,
+    out: RawReverted,
+    new_raw: str,
+    enc: Encoding,
+    notes: list[str],
+    v: Version,
+    later: list[Version],
+    acting: str,
+    who: str,
+    *,
+    include_diff: bool,
+) -> Result:
+    path = now.path
+    splices = out.view.splices
+    data = encode(ctx, path, new_raw, enc)
+    # The splices describe the change only when every line ending the file keeps is
+    # its own; else the editor gets the whole text (its lines compared one by one).
+    exact = new_raw == _raw_text(now, splices)
+    applied = await commit(
+        ctx,
+        Change(
+            path,
+            now,
+            new_raw,
+            data,
+            enc,
+            "undo",
+            splices=splices if exact else None,
+            session=acting,
+        ),
+    )
+    diff = splices_diff(now.view, out.view.text, splices, name=path)
+    ds = stat(diff)
+    fields = diff_fields(ctx, diff, total_lines(applied.snapshot), include_diff=include_diff)
+    also: list[str] = []
+    if out.endings_back:
+        also.append(f"the line endings of {out.endings_back} line(s)")
+    if enc != now.encoding:
+        also.append(f"its encoding ({enc.label})")
+    restored = f"; {' and '.join(also)} back as before" if also else ""
+    message = (
+        f"Took back {who} (change {v.id}) in {path} (+{ds.added} / -{ds.removed}"
+        f"{restored}), keeping the {len(later)} later change(s) to other lines. Call undo "
+        "with this file_path to bring it back."
+    )
+    if applied.snapshot.view == out.view.text and applied.snapshot.raw != new_raw:
+        notes.append(
+            "The editor has the file open and keeps its own line endings in its buffer, so "
+            "the line endings there were not taken back."
+        )
+    message += "".join(" " + n for n in notes)
     return success(
-        message,
+        told(message, applied, fields),
+        path=path,
+        type="revert",
+        undone=v.id,
         **fields,
+        added=ds.added,
+        removed=ds.removed,
         session=acting,
-        via=applied.via,
-        on_disk=applied.on_disk,
-        **findings_fields(applied),
+        **reached(applied),
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from steadyhand.apply.guarded import findings_fields
 from steadyhand.context import ToolContext
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.protocol.params import WriteParams
@@ -10,7 +9,7 @@ from steadyhand.protocol.results import Result, success
 from steadyhand.text.diff import stat, whole_diff
 from steadyhand.text.lines import ending_stats, line_ending_name, to_view
 from steadyhand.tools.create import create_file
-from steadyhand.tools.mutation import commit, open_target, preview
+from steadyhand.tools.mutation import commit, open_target, preview, reached, told
 from steadyhand.tools.records import (
     full_range,
     lines_from,
@@ -90,13 +89,4 @@ async def write(ctx: ToolContext, p: WriteParams) -> Result:
                 f" Line endings changed from {line_ending_name(old_style)} to "
                 f"{line_ending_name(new_style)}, as written."
             )
-        if applied.note:
-            message += " " + applied.note
-        message += note
-        return success(
-            message,
-            **fields,
-            via=applied.via,
-            on_disk=applied.on_disk,
-            **findings_fields(applied),
-        )
+        return success(told(message, applied, fields), **fields, **reached(applied))

@@ -4,7 +4,9 @@ report is checked against what the agents were shown, and the agents are told.
 Never reads a large file whole here: above :data:`WATCH_HASH_MAX_BYTES` a change is
 decided from the file's size and time (every write still hashes the content before it
 replaces anything). A file open in the editor keeps its buffer as the agent's view; the
-editor world (:meth:`EditorWorld.disk_news`) decides whether its disk moved.
+editor world (:meth:`EditorWorld.disk_news`) decides whether its disk moved. Steadyhand's
+own writes are told apart by the record the disk layer keeps of them
+(:mod:`steadyhand.apply.own_writes`).
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from steadyhand.apply.editor import EditorWorld
+from steadyhand.apply.own_writes import OwnWrites
 from steadyhand.context import ToolContext
 from steadyhand.documents.open_docs import OpenDocuments
 from steadyhand.fs.reader import read_all
+from steadyhand.paths.spelling import canonical
 from steadyhand.protocol import commands
 from steadyhand.protocol.errors import ErrorCode, ToolError
 from steadyhand.state.hashing import content_hash
@@ -35,12 +39,15 @@ class ExternalChanges:
         self,
         ctx: ToolContext,
         editor: EditorWorld,
+        own: OwnWrites,
         docs: OpenDocuments,
         buffer_text: Callable[[str], str],
         notify: Callable[[str, Any], None],
     ) -> None:
         self.ctx = ctx
         self.editor = editor
+        #: what Steadyhand itself wrote: never a change behind the agent's back
+        self.own = own
         self.docs = docs
         #: the open buffer's text, by URI
         self.buffer_text = buffer_text
@@ -79,13 +86,22 @@ class ExternalChanges:
             if len(self._changed_folders) == 1:
                 asyncio.get_running_loop().call_later(FOLDER_SETTLE_S, self._check_folders)
             return
-        if self.editor.as_written(path):  # checked first: the watcher's paths are real already
+        if self.own.as_written(path):  # checked first: the watcher's paths are real already
             return
-        real = os.path.realpath(path)
+        real = canonical(os.path.realpath(path))
+        # The name as reported may no longer be the file's spelling (a rename that changed
+        # only its case, on a volume that ignores case): the records under the old
+        # spelling are of a name that is gone.
+        if (
+            real != path
+            and kind in ("moved", "deleted")
+            and self.ctx.sessions.mark_changed(path, None)
+        ):
+            self._notify_changed(path, "deleted", True)
         records = self.ctx.sessions.records(real)
         if not records:
             return
-        if real != path and self.editor.as_written(real):
+        if real != path and self.own.as_written(real):
             return
         uri = self.docs.uri_for(real)
         if uri is not None:
@@ -94,7 +110,7 @@ class ExternalChanges:
         if all(rec.stale for rec in records):
             return  # reported already, and nothing to mark: no need to look at the file
         now, gone, big = _disk_now(real, links_ok=self.ctx.roots.allow_hard_links)
-        if self.editor.written_by_us(real, now, gone):
+        if self.own.written_by_us(real, now, gone):
             return  # Steadyhand's own write or deletion
         if self.ctx.sessions.mark_changed(real, now, disk_stat=big):
             self._notify_changed(real, kind, gone)

@@ -14,7 +14,8 @@ delete and move events are asked for; Steadyhand's own temp files are ignored.
 A reported path is re-hashed on the event loop: if its content differs from what a
 session saw, that record is marked stale (no ``file_unchanged`` stub may be served) and
 the client is told with a ``steadyhand/fileChanged`` notification — unless the new
-content is what Steadyhand itself just wrote.
+content is what Steadyhand itself just wrote (the disk layer's record of its own writes,
+:mod:`steadyhand.apply.own_writes`, which :mod:`steadyhand.watch.external` reads).
 """
 
 from __future__ import annotations
@@ -26,12 +27,12 @@ import errno
 import logging
 import os
 import struct
-import sys
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from steadyhand.fs.atomic import TEMP_PATTERN
+from steadyhand.system import native
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +89,10 @@ class Watcher:
     @enabled.setter
     def enabled(self, value: bool) -> None:
         self._backend.enabled = value
+
+    def backend(self) -> str:
+        """Which mechanism reports the changes: "inotify", or watchdog's observer."""
+        return self._backend.backend()
 
     @property
     def watched_roots(self) -> set[str]:
@@ -156,6 +161,10 @@ class _Backend:
             state = "watching"
         return {"state": state, "folders": self.folders()}
 
+    def backend(self) -> str:
+        """Which mechanism reports the changes ("inotify", or watchdog's observer)."""
+        return "inotify"
+
     def stop(self) -> None:
         raise NotImplementedError
 
@@ -221,18 +230,10 @@ class _Inotify(_Backend):
 
     @classmethod
     def create(cls, loop: asyncio.AbstractEventLoop, on_change: ChangeCallback) -> _Inotify | None:
-        if not sys.platform.startswith("linux"):
+        opened = native.inotify()  # None where the system has no inotify (not Linux)
+        if opened is None:
             return None
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            init = libc.inotify_init1
-            libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
-        except (OSError, AttributeError):
-            return None
-        fd = int(init(os.O_NONBLOCK | os.O_CLOEXEC))
-        if fd < 0:
-            log.info("inotify is not available (%s)", os.strerror(ctypes.get_errno()))
-            return None
+        libc, fd = opened
         try:
             return cls(loop, on_change, libc, fd)
         except (OSError, NotImplementedError, RuntimeError):
@@ -411,15 +412,7 @@ class _Watchdog(_Backend):
 
     def _schedule(self, roots: list[str]) -> None:
         try:
-            from watchdog.events import (
-                FileClosedEvent,
-                FileCreatedEvent,
-                FileDeletedEvent,
-                FileModifiedEvent,
-                FileMovedEvent,
-                FileSystemEvent,
-                FileSystemEventHandler,
-            )
+            from watchdog import events
             from watchdog.observers import Observer
         except ImportError:  # pragma: no cover - watchdog is a dependency
             self._fail("watchdog is not installed")
@@ -427,27 +420,23 @@ class _Watchdog(_Backend):
 
         watcher = self
 
-        class Handler(FileSystemEventHandler):
-            def on_any_event(self, event: FileSystemEvent) -> None:
-                if event.is_directory:
-                    return
-                kind = {
-                    FileModifiedEvent: "modified",
-                    FileClosedEvent: "modified",
-                    FileCreatedEvent: "created",
-                    FileDeletedEvent: "deleted",
-                    FileMovedEvent: "moved",
-                }.get(type(event))
-                if kind is None:
-                    return
-                src = os.fsdecode(event.src_path)
-                if not is_temp_name(src):
-                    watcher._emit(src, kind)
-                if kind == "moved":
-                    dest = os.fsdecode(event.dest_path)
-                    if not is_temp_name(dest):
-                        watcher._emit(dest, "created")
+        class Handler(events.FileSystemEventHandler):
+            def on_any_event(self, event: events.FileSystemEvent) -> None:
+                watcher.on_event(event)
 
+        wanted: list[type[events.FileSystemEvent]] = [
+            events.FileModifiedEvent,
+            events.FileClosedEvent,
+            events.FileCreatedEvent,
+            events.FileDeletedEvent,
+            events.FileMovedEvent,
+            events.DirCreatedEvent,
+            events.DirDeletedEvent,
+            events.DirMovedEvent,
+        ]
+        lost = getattr(events, "EventsLostEvent", None)  # watchdog 7
+        if lost is not None:
+            wanted.append(lost)
         try:
             with self._lock:
                 if self._observer is None:
@@ -457,21 +446,52 @@ class _Watchdog(_Backend):
                     self._observer = obs
                 obs = self._observer
             for root in roots:
-                obs.schedule(
-                    Handler(),
-                    root,
-                    recursive=True,
-                    event_filter=[
-                        FileModifiedEvent,
-                        FileClosedEvent,
-                        FileCreatedEvent,
-                        FileDeletedEvent,
-                        FileMovedEvent,
-                    ],
-                )
+                obs.schedule(Handler(), root, recursive=True, event_filter=wanted)
             log.info("watching %s", ", ".join(roots))
         except OSError as exc:
             self._fail(f"{exc} (raise fs.inotify.max_user_watches to watch large trees)")
+
+    def on_event(self, event: Any) -> None:
+        """One watchdog event, as the changes it means: a file's ``modified``,
+        ``created``, ``deleted`` or ``moved`` (its new name ``created``); ``folder`` for
+        a folder made, removed or renamed (whatever is tracked under it is checked
+        again), and for every watched root when events were lost (an overflow of
+        ``ReadDirectoryChangesW``'s buffer, of inotify's queue). FSEvents coalesces
+        events of one file: any event on a path has it checked again, which is all a
+        coalesced event needs. A rename that changes only the case of a name is a move
+        like any other: the old spelling's records go, the new one is looked at."""
+        kind_of = {
+            "modified": "modified",
+            "closed": "modified",
+            "created": "created",
+            "deleted": "deleted",
+            "moved": "moved",
+        }
+        what = getattr(event, "event_type", "")
+        if type(event).__name__ == "EventsLostEvent":
+            for root in sorted(self.watched):
+                self._emit(root, "folder")
+            return
+        if event.is_directory:
+            if what in ("created", "deleted", "moved"):
+                self._emit(os.fsdecode(event.src_path), "folder")
+                if what == "moved":
+                    self._emit(os.fsdecode(event.dest_path), "folder")
+            return
+        kind = kind_of.get(what)
+        if kind is None:
+            return
+        src = os.fsdecode(event.src_path)
+        if not is_temp_name(src):
+            self._emit(src, kind)
+        if kind == "moved":
+            dest = os.fsdecode(event.dest_path)
+            if not is_temp_name(dest):
+                self._emit(dest, "created")
+
+    def backend(self) -> str:
+        obs = self._observer
+        return f"watchdog {type(obs).__name__}" if obs is not None else "watchdog"
 
     def _emit(self, path: str, kind: str) -> None:
         if not self.enabled:

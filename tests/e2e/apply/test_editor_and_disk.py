@@ -113,6 +113,12 @@ no_apply_edit = _start(
     caps=types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(apply_edit=False)),
     handlers=_no_handlers,
 )
+plain_linked = _start(save_request=False, options={"allowHardLinks": True})
+no_apply_edit_linked = _start(
+    caps=types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(apply_edit=False)),
+    handlers=_no_handlers,
+    options={"allowHardLinks": True},
+)
 
 
 # -- 1. the watcher never reads a large file whole ------------------------------------
@@ -568,3 +574,38 @@ async def test_an_edit_the_editor_never_answers_is_refused_and_frees_the_file(
     assert again["error"] == "edit_rejected", again
     _ANSWER.set()  # let the held answers go before the client shuts down
     await settle()
+
+
+# -- the editor's own writes keep the allowHardLinks setting ---------------------------
+
+
+async def test_buffer_written_behind_the_editor_keeps_allow_hard_links(
+    plain_linked: LanguageClient, workspace: Path
+) -> None:
+    # The client cannot save on request, so the server writes the buffer's text itself:
+    # with allowHardLinks on, a file with a second name is written like any other.
+    f = workspace / "a.txt"
+    f.write_text("one\n")
+    (workspace / "twin.txt").hardlink_to(f)
+    open_doc(plain_linked, plain_linked.editor, f)  # type: ignore[attr-defined]
+    await settle()
+    assert (await call(plain_linked, READ, file_path="a.txt"))["ok"]
+    r = await call(plain_linked, EDIT, file_path="a.txt", old_string="one", new_string="two")
+    assert r["ok"] and r["on_disk"] is True, r
+    assert f.read_text() == "two\n"
+
+
+async def test_write_for_a_client_without_apply_edit_keeps_allow_hard_links(
+    no_apply_edit_linked: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "a.txt"
+    f.write_text("one\n")
+    (workspace / "twin.txt").hardlink_to(f)
+    open_doc(no_apply_edit_linked, no_apply_edit_linked.editor, f)  # type: ignore[attr-defined]
+    await settle()
+    assert (await call(no_apply_edit_linked, READ, file_path="a.txt"))["ok"]
+    r = await call(
+        no_apply_edit_linked, EDIT, file_path="a.txt", old_string="one", new_string="two"
+    )
+    assert r["ok"] and r["on_disk"] is True, r
+    assert f.read_text() == "two\n"

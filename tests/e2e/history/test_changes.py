@@ -435,3 +435,137 @@ async def test_taking_back_an_earlier_change_keeps_the_files_line_endings_and_en
     assert out["ok"], out
     expected = "\ufeff" + text.replace("line 8", "eighth")
     assert f.read_bytes() == expected.encode("utf-16-le")
+
+
+# -- an id names one change ----------------------------------------------------------------
+
+
+def _rewrite(index: Path, change: Any) -> None:
+    """Rewrite the index line by line with ``change`` (a function of each line's object)."""
+    lines = [change(json.loads(x)) for x in index.read_text().splitlines()]
+    index.write_text("".join(json.dumps(obj) + "\n" for obj in lines))
+
+
+async def test_an_id_two_changes_share_is_refused_and_file_path_tells_them_apart(
+    client: LanguageClient, workspace: Path
+) -> None:
+    a, b = workspace / "a.txt", workspace / "b.txt"
+    for f in (a, b):
+        f.write_text(f"{f.stem} 1\n")
+        await call(client, READ, file_path=str(f))
+        assert (await call(client, WRITE, file_path=str(f), content=f"{f.stem} 2\n"))["ok"]
+    shared = (await _ids(client))[0]  # b's change; a's takes the same id below
+    # as in a store an earlier version wrote (32-bit ids, never checked): the same id twice
+    _rewrite(_index(workspace), lambda o: {**o, "id": shared} if o["t"] == "change" else o)
+
+    out = await call(client, UNDO, id=shared)
+    assert out["ok"] is False and out["error"] == "ambiguous", out
+    assert "file_path" in out["message"] and "nothing was changed" in out["message"]
+    assert sorted(c["path"] for c in out["candidates"]) == [str(a), str(b)]
+    assert (a.read_text(), b.read_text()) == ("a 2\n", "b 2\n")
+    shown = await call(client, CHANGE, id=shared)
+    assert shown["ok"] is False and shown["error"] == "ambiguous", shown
+
+    took = await call(client, UNDO, id=shared, file_path=str(a))
+    assert took["ok"], took
+    assert (a.read_text(), b.read_text()) == ("a 1\n", "b 2\n")
+    shown = await call(client, CHANGE, id=shared, file_path=str(b))
+    assert shown["ok"] and shown["before"] == "b 1\n", shown
+
+
+async def test_ids_are_unique_and_may_be_abbreviated(
+    client: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "p.txt"
+    f.write_text(TEN)
+    await call(client, READ, file_path=str(f))
+    await _edit(client, f, "line 2\n", "second\n")
+    await _edit(client, f, "line 8\n", "eighth\n")
+    later, earlier = await _ids(client)
+    assert len(earlier) == 12 and earlier != later
+    out = await call(client, UNDO, id=earlier[:7])
+    assert out["ok"] and out["undone"] == earlier, out
+    assert f.read_text() == TEN.replace("line 8\n", "eighth\n")
+
+
+# -- taken back already only when the file holds the lines from before --------------------
+
+
+async def test_a_change_whose_added_line_is_still_there_is_a_conflict(
+    client: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "m.txt"
+    f.write_text("a\na\n")
+    await call(client, READ, file_path=str(f))
+    assert (await call(client, WRITE, file_path=str(f), content="a\nU\na\n"))["ok"]
+    assert (await call(client, WRITE, file_path=str(f), content="U\nX\na\n"))["ok"]
+    earlier = (await _ids(client))[1]
+    out = await call(client, UNDO, id=earlier)
+    assert out["ok"] is False and out["error"] == "conflict", out
+    assert out["lines"] and "nothing was changed" in out["message"]
+    assert f.read_text() == "U\nX\na\n"
+
+
+# -- line endings are changes too ------------------------------------------------------------
+
+
+async def test_taking_back_a_switch_of_line_endings_restores_them(
+    client: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "crlf.txt"
+    f.write_bytes(TEN.encode())
+    await call(client, READ, file_path=str(f))
+    crlf = TEN.replace("\n", "\r\n")
+    assert (await call(client, WRITE, file_path=str(f), content=crlf))["ok"]
+    await _edit(client, f, "line 9", "ninth")
+    earlier = (await _ids(client))[1]
+    out = await call(client, UNDO, id=earlier)
+    assert out["ok"], out
+    assert "line endings" in out["message"]
+    assert f.read_bytes() == TEN.replace("line 9", "ninth").encode()
+
+
+async def test_lines_of_an_earlier_version_still_list_and_undo(
+    client: LanguageClient, workspace: Path
+) -> None:
+    f = workspace / "v1.txt"
+    f.write_text(TEN)
+    await call(client, READ, file_path=str(f))
+    await _edit(client, f, "line 2\n", "second\n")
+    await _edit(client, f, "line 8\n", "eighth\n")
+    assert len(await _ids(client)) == 2  # (the index lines are written by now)
+
+    def as_written_before(obj: dict[str, Any]) -> dict[str, Any]:
+        # no instance nor after_encoding, and the 8-digit ids of that version
+        out = {k: v for k, v in obj.items() if k not in ("instance", "after_encoding")}
+        return {**out, "id": out["id"][:8]} if out["t"] == "change" else out
+
+    _rewrite(_index(workspace), as_written_before)
+    listed = await call(client, CHANGES)
+    assert listed["ok"] and [len(c["id"]) for c in listed["changes"]] == [8, 8], listed
+    assert [c["other_server"] for c in listed["changes"]] == [False, False]
+    earlier = listed["changes"][1]["id"]
+    out = await call(client, UNDO, id=earlier)
+    assert out["ok"], out
+    assert f.read_text() == TEN.replace("line 8\n", "eighth\n")
+    back = await call(client, UNDO, file_path=str(f), session="default")
+    assert back["ok"], back  # the undo just made, by this server's session
+    assert f.read_text() == TEN.replace("line 2\n", "second\n").replace("line 8\n", "eighth\n")
+
+
+async def test_taking_back_an_earlier_change_reports_the_syntax_errors_it_brings_back(
+    client: LanguageClient, workspace: Path
+) -> None:
+    # Every change's result carries what the guards found, a take-back's too: here the
+    # fix it undoes brings back a syntax error the file had before.
+    f = workspace / "broken.py"
+    f.write_text("def f(a):\n    return (a\n\n\nx = 1\n")
+    await call(client, READ, file_path=str(f))
+    await _edit(client, f, "(a\n", "(a)\n")
+    fix = (await _ids(client))[0]
+    await _edit(client, f, "x = 1", "x = 2")
+    r = await call(client, UNDO, id=fix)
+    assert r["ok"] and r["type"] == "revert", r
+    assert f.read_text() == "def f(a):\n    return (a\n\n\nx = 2\n"
+    assert [e["line"] for e in r["syntax_errors"]] == [2], r
+    assert "syntax error at line 2" in r["message"]

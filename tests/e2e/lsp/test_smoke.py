@@ -31,12 +31,17 @@ async def test_ping_tells_where_watching_stands(client: LanguageClient, workspac
     (workspace / "a" / "b" / "f.txt").write_text("x\n")
     assert (await call(client, READ, file_path="a/b/f.txt"))["ok"]
     status: dict[str, object] = {}
+    ping: dict[str, object] = {}
     for _ in range(250):  # the set-up runs in the background
-        status = (await call(client, PING))["watcher"]
+        ping = await call(client, PING)
+        status = ping["watcher"]
         if status["state"] != "starting":
             break
         await asyncio.sleep(0.02)
-    assert status == {"state": "watching", "folders": 4}  # the root, a, a/b and c
+    # inotify counts its watches (the root, a, a/b and c); a watchdog observer (macOS,
+    # Windows) watches the tree as one and cannot tell
+    folders = 4 if ping["platform"]["watch"] == "inotify" else None  # type: ignore[index]
+    assert status == {"state": "watching", "folders": folders}
 
 
 unwatched = client_with({"watch": False})

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from steadyhand.system import runtime_dir
+from tests.conftest import emulation_env
 from tests.e2e.mcp.helpers import SERVER, LspServer, RawMcp
 
 NOBODY = 65534
@@ -275,6 +276,7 @@ def test_the_same_user_finds_the_editor_from_any_environment(
         env = {k: os.environ[k] for k in TS_SDK_ENV if k in os.environ}
     # the variables a test run may have set must not be what makes this work
     assert "STEADYHAND_RUNTIME_DIR" not in env and "XDG_RUNTIME_DIR" not in env
+    env.update(emulation_env())
     raw = RawMcp(ws, "--attach", "require", env=env)
     try:
         init = raw.initialize()["result"]
@@ -298,7 +300,7 @@ def test_auto_never_writes_behind_an_open_editor_for_want_of_a_variable(
     """``--attach auto`` with the host's few variables attaches (it would otherwise
     write to the disk while the editor holds the file open)."""
     server, ws = editor_in_its_own_environment
-    env = {k: os.environ[k] for k in TS_SDK_ENV if k in os.environ}
+    env = {k: os.environ[k] for k in TS_SDK_ENV if k in os.environ} | emulation_env()
     raw = RawMcp(ws, "--attach", "auto", env=env)
     try:
         init = raw.initialize()["result"]

@@ -29,6 +29,13 @@ TOOLS = {
     "undo",
     "checkpoint",
     "rewind",
+    "changes",
+    "change",
+    "list_files",
+    "grep",
+    "get_file_info",
+    "create_directory",
+    "read_multiple_files",
 }
 
 

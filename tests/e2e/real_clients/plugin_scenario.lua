@@ -74,25 +74,37 @@ local function main()
   if not R.initialized then return end
   R.root = client.config.root_dir
 
-  -- Agent changes, made through the server as an agent would.
+  -- Agent changes, made through the server as an agent would. The plugin never waits for
+  -- an answer; this script does.
   local function call(command, params)
-    local r, err = sh.call(command, params)
-    return r or { call_error = err }
+    local out
+    sh.call(command, params, function(r, err)
+      out = r or { call_error = err }
+    end)
+    vim.wait(30000, function() return out ~= nil end, 10)
+    return out or { call_error = 'no answer' }
+  end
+  -- An Ex command as a user types it, then the wait for its answer to be shown.
+  local function ex(cmdline)
+    vim.cmd(cmdline)
+    vim.wait(30000, function() return sh.in_flight == 0 end, 10)
   end
   call('steadyhand.read', { file_path = app })
   R.steps.edit2 = call('steadyhand.edit', { file_path = app, old_string = 'line_2 = 2', new_string = 'second = 2' })
   R.steps.edit8 = call('steadyhand.edit', { file_path = app, old_string = 'line_8 = 8', new_string = 'eighth = 8' })
-  vim.cmd('SteadyhandCheckpoint before five')
+  ex('SteadyhandCheckpoint before five')
   R.steps.checkpoint = sh.last
+  R.checkpoint_message = last_message()
   R.steps.edit5 = call('steadyhand.edit', { file_path = app, old_string = 'line_5 = 5', new_string = 'fifth = 5' })
   R.after_edits = { buffer = buf_text(bufnr), disk = read_file(app), modified = vim.bo[bufnr].modified }
 
   -- :SteadyhandChanges fills the quickfix list.
-  vim.cmd('SteadyhandChanges')
+  ex('SteadyhandChanges')
   local qf = vim.fn.getqflist({ title = 1, items = 1 })
   R.quickfix = { title = qf.title, items = {} }
   for _, it in ipairs(qf.items) do
-    table.insert(R.quickfix.items, { file = vim.api.nvim_buf_get_name(it.bufnr), text = it.text })
+    local file = it.bufnr > 0 and vim.api.nvim_buf_get_name(it.bufnr) or vim.NIL
+    table.insert(R.quickfix.items, { file = file, valid = it.valid == 1, text = it.text })
   end
   R.quickfix_open = vim.bo.buftype == 'quickfix'
   vim.cmd('cclose')
@@ -102,7 +114,7 @@ local function main()
 
   -- :SteadyhandDiff opens a tab diffing the change's two texts.
   local tabs_before = #vim.api.nvim_list_tabpages()
-  vim.cmd('SteadyhandDiff ' .. id2)
+  ex('SteadyhandDiff ' .. id2)
   local wins = vim.api.nvim_tabpage_list_wins(0)
   R.diff = { tabs_added = #vim.api.nvim_list_tabpages() - tabs_before, windows = {} }
   for _, win in ipairs(wins) do
@@ -120,7 +132,7 @@ local function main()
   vim.api.nvim_set_current_buf(bufnr)
 
   -- :SteadyhandTakeBack takes the earlier change out of the buffer, keeping the later ones.
-  vim.cmd('SteadyhandTakeBack ' .. id2)
+  ex('SteadyhandTakeBack ' .. id2)
   R.steps.take_back = sh.last
   R.after_take_back = { buffer = buf_text(bufnr), disk = read_file(app), message = last_message() }
 
@@ -129,26 +141,34 @@ local function main()
   call('steadyhand.edit', { file_path = app, old_string = 'three = 3', new_string = 'THREE = 3' })
   local two = call('steadyhand.changes', { path = app, limit = 2 }).changes
   local before_conflict = buf_text(bufnr)
-  vim.cmd('SteadyhandTakeBack ' .. two[2].id)
+  ex('SteadyhandTakeBack ' .. two[2].id)
   R.steps.conflict = sh.last
   R.after_conflict = { unchanged = buf_text(bufnr) == before_conflict, message = last_message() }
 
   -- :SteadyhandRewind puts back every file the session changed since the checkpoint.
-  vim.cmd('SteadyhandRewind before five')
+  ex('SteadyhandRewind before five')
   R.steps.rewind = sh.last
-  R.after_rewind = { buffer = buf_text(bufnr), disk = read_file(app) }
+  R.after_rewind = { buffer = buf_text(bufnr), disk = read_file(app), message = last_message() }
 
   -- Taking back the latest change after the user typed: refused, then taken back anyway.
   call('steadyhand.read', { file_path = app })
   call('steadyhand.edit', { file_path = app, old_string = 'line_9 = 9', new_string = 'ninth = 9' })
   local latest = call('steadyhand.changes', { path = app, limit = 1 }).changes[1].id
   vim.api.nvim_buf_set_lines(bufnr, 0, 0, false, { '# typed by the user' })
-  vim.cmd('SteadyhandTakeBack ' .. latest)
+  ex('SteadyhandTakeBack ' .. latest)
   R.steps.stale = sh.last
   R.after_stale = { buffer = buf_text(bufnr), message = last_message() }
-  vim.cmd('SteadyhandTakeBack! ' .. latest)
+  ex('SteadyhandTakeBack! ' .. latest)
   R.steps.forced = sh.last
-  R.after_forced = { buffer = buf_text(bufnr) }
+  R.after_forced = { buffer = buf_text(bufnr), message = last_message() }
+
+  -- Refusals in Neovim's words: an id no change has, a checkpoint the session does not have.
+  ex('SteadyhandTakeBack nosuchid')
+  R.unknown_id = { result = sh.last, message = last_message() }
+  ex('SteadyhandDiff nosuchid')
+  R.unknown_diff = { result = sh.last, message = last_message() }
+  ex('SteadyhandRewind no such checkpoint')
+  R.unknown_checkpoint = { result = sh.last, message = last_message() }
 end
 
 local ok, err = pcall(main)

@@ -33,9 +33,15 @@ end
 
 local client_id
 local function run(bufnr, command, args)
-  if _G.steadyhand then -- the helper from docs/editors.md
-    local ok, res = pcall(_G.steadyhand.call, command, args)
-    return ok and res or { call_error = tostring(res) }
+  if _G.steadyhand then -- the helper from docs/editors.md; it returns at once, this script waits
+    local out
+    local ok, err = pcall(_G.steadyhand.call, command, args, function(r, why)
+      out = r or { call_error = tostring(why) }
+    end)
+    if not ok then return { call_error = tostring(err) } end
+    R.helper_answered_later = R.helper_answered_later ~= false and out == nil
+    vim.wait(15000, function() return out ~= nil end, 10)
+    return out or { call_error = 'no answer' }
   end
   local resp, err = vim.lsp.buf_request_sync(
     bufnr, 'workspace/executeCommand', { command = command, arguments = { args } }, 15000)

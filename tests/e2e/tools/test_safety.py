@@ -265,6 +265,7 @@ proc_client = client_with({"allowedPaths": ["/proc"]})
 @pytest.mark.skipif(
     not os.access("/proc/self/pagemap", os.R_OK), reason="/proc/self/pagemap is not readable here"
 )
+@pytest.mark.linux_kernel("reads /proc/self/pagemap, a file only Linux has")
 async def test_file_that_never_ends_is_refused_not_read_for_ever(
     proc_client: LanguageClient,
 ) -> None:

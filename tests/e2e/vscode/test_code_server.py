@@ -2,7 +2,7 @@
 
 What runs: ``vscode-extension/scripts/setup-code-server.sh`` installs Node 24 and code-server
 4.139.1 (= VS Code 1.139.1) from npm into a cache (``$STEADYHAND_CACHE`` or ``<repo>/.cache``;
-once, about 2 minutes); ``scripts/build-vsix.sh`` builds the ``.vsix`` for this platform with
+once, about 2 minutes); ``scripts/build-vsix.sh --host`` builds the ``.vsix`` for this platform with
 the Python server bundled; the test installs it together with the test-driver extension
 (``vscode-extension/e2e/driver``) into a fresh profile, starts code-server on a free loopback
 port and opens the workspace page in headless Chromium (playwright-core driving Debian's
@@ -146,7 +146,7 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     else:
         vsix = tmp / "steadyhand.vsix"
         build = _run(
-            ["bash", str(EXT / "scripts" / "build-vsix.sh"), str(vsix)],
+            ["bash", str(EXT / "scripts" / "build-vsix.sh"), "--host", str(vsix)],
             env={**env, "PYTHON": sys.executable},
             timeout=900,
         )

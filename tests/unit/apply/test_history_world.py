@@ -36,6 +36,7 @@ from steadyhand.runtime.tasks import run_to_end
 from steadyhand.state.content_store import ContentStore
 from steadyhand.state.file_state import SessionRegistry
 from steadyhand.tools import checkpoint as checkpoint_tool
+from steadyhand.tools import history as history_tool
 from steadyhand.tools import read as read_tool
 from steadyhand.tools import undo as undo_tool
 from steadyhand.tools import write as write_tool
@@ -81,7 +82,7 @@ async def undo(ctx: ToolContext, f: Path, force: bool = False) -> Result:
 
 
 async def history(ctx: ToolContext, f: Path) -> Result:
-    return await _run(lambda: undo_tool.history(ctx, HistoryParams(str(f))))
+    return await _run(lambda: history_tool.history(ctx, HistoryParams(str(f))))
 
 
 async def checkpoint(ctx: ToolContext, session: str = "default") -> Result:

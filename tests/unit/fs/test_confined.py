@@ -6,19 +6,22 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from steadyhand.fs import atomic, syscalls
+from steadyhand.fs import atomic
 from steadyhand.fs.checked_open import open_checked
 from steadyhand.fs.syscalls import Syscalls, open_no_symlinks
 from steadyhand.paths.resolve import Roots, resolve
 from steadyhand.protocol.errors import ToolError
+from steadyhand.system import rename as syscalls
 
 pytestmark = pytest.mark.skipif(
-    not syscalls._openat2_known, reason="this kernel or machine has no openat2"
+    sys.platform != "linux" or not syscalls._openat2_known,
+    reason="openat2 is Linux's (>= 5.6), and this kernel or machine has none",
 )
 
 

@@ -151,3 +151,29 @@ def test_several_files_count_every_error_left_out() -> None:
         syntax_clause(a)
         == " (it has 12 syntax errors, the first at line 3, column 7 (missing `)`))"
     )
+
+
+W1 = {
+    **E1,
+    "reason": "the file already had a syntax error at line 2, which may account for this one",
+}
+
+
+def test_warnings_are_fields_and_a_sentence_of_their_own() -> None:
+    only = SyntaxReport(warnings=[W1])
+    assert only.fields() == {"syntax_errors": [], "syntax_warnings": [W1]}
+    assert only.sentence() == (
+        "Syntax check: possibly a syntax error at line 3, column 7 (missing `)`), not "
+        "counted against the change: the file already had a syntax error at line 2, which "
+        "may account for this one. Fix it if it is one."
+    )
+    both = SyntaxReport([E2], warnings=[W1, {**W1, "reason": "another"}])
+    assert both.sentence().startswith("Syntax check: the change leaves a syntax error at line 9")
+    assert "possibly 2 syntax errors" in both.sentence()
+    assert "see each one's reason in syntax_warnings. Fix those that are." in both.sentence()
+    many = SyntaxReport(warnings=[W1] * 12).fields()
+    assert len(many["syntax_warnings"]) == 10 and many["syntax_warnings_more"] == 2  # type: ignore[arg-type]
+    assert "syntax_warnings" not in SyntaxReport([E1]).fields()
+    # a rewind lists them with their file
+    out = syntax_fields({"/w/a.py": only.fields()})
+    assert out == {"syntax_errors": [], "syntax_warnings": [{"path": "/w/a.py", **W1}]}

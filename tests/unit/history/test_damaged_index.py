@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from steadyhand.history.store import HistoryStore
+from steadyhand.history.store import HistoryStore, Owner
 
 
 def test_foreign_index_lines_are_skipped(tmp_path: Path) -> None:
     store = HistoryStore(str(tmp_path / "h"), 1 << 20, 1 << 20)
-    store.add_checkpoint("s", "first")
+    store.add_checkpoint(Owner("s"), "first")
     good = (tmp_path / "h" / "index.jsonl").read_bytes()
     bad = [
         b"[" * 100_000 + b"]" * 100_000,
@@ -30,5 +30,5 @@ def test_foreign_index_lines_are_skipped(tmp_path: Path) -> None:
     (tmp_path / "h" / "index.jsonl").write_bytes(good + b"\n".join(bad) + b"\n")
     fresh = HistoryStore(str(tmp_path / "h"), 1 << 20, 1 << 20)
     fresh.refresh()
-    assert [c.label for c in fresh.checkpoints("s")] == ["first"]
+    assert [c.label for c in fresh.checkpoints(Owner("s"))] == ["first"]
     assert fresh.versions("/p", None) == []

@@ -1,4 +1,4 @@
-"""Listing a workspace's changes (``history/changes.py``) and reading index lines of
+"""Listing a workspace's changes (``history/lookup.py``) and reading index lines of
 other versions of the store."""
 
 from __future__ import annotations
@@ -6,8 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from steadyhand.history.changes import after_key, list_changes, under
-from steadyhand.history.store import Checkpoint, Entry, HistoryStore, Version, _entry_from
+from steadyhand.history.lookup import after_key, list_changes, under
+from steadyhand.history.store import (
+    Checkpoint,
+    Entry,
+    HistoryStore,
+    Owner,
+    Version,
+    _entry_from,
+)
 
 
 def _v(i: int, path: str, session: str = "s", *, after: str | None = None) -> Version:
@@ -61,7 +68,7 @@ def test_newest_first_with_latest_following_and_checkpoint() -> None:
 
 
 def test_filters_and_limit() -> None:
-    assert [x.version.id for x in list_changes(ENTRIES, session="t", limit=50).changes] == ["v3"]
+    assert [x.version.id for x in list_changes(ENTRIES, who=Owner("t"), limit=50).changes] == ["v3"]
     assert [x.version.id for x in list_changes(ENTRIES, path="/w/d", limit=50).changes] == [
         "v5",
         "v2",
@@ -70,7 +77,7 @@ def test_filters_and_limit() -> None:
         "v3",
         "v0",
     ]
-    since = list_changes(ENTRIES, session="s", after=1, limit=50)
+    since = list_changes(ENTRIES, who=Owner("s"), after=1, limit=50)
     assert [x.version.id for x in since.changes] == ["v5", "v2"]
     assert [c.id for c in since.checkpoints] == ["cp6", "cp1"]
     limited = list_changes(ENTRIES, limit=1)
@@ -81,6 +88,13 @@ def test_filters_and_limit() -> None:
 def test_under() -> None:
     assert under("/w/d/b", "/w/d") and under("/w/d", "/w/d") and under("/w/d/b", "/w/d/")
     assert not under("/w/dd/b", "/w/d")
+
+
+def test_under_with_windows_separators() -> None:
+    assert under("C:\\w\\d\\b.py", "C:\\w\\d", "\\") and under("C:\\w\\d", "C:\\w\\d", "\\")
+    assert under("C:\\w\\d\\b.py", "C:\\w\\d\\", "\\") and under("C:\\b.py", "C:\\", "\\")
+    assert not under("C:\\w\\dd\\b.py", "C:\\w\\d", "\\")
+    assert under("\\\\srv\\share\\p\\x", "\\\\srv\\share\\p", "\\")
 
 
 def test_index_lines_of_older_and_newer_versions_are_read() -> None:

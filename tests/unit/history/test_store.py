@@ -11,6 +11,7 @@ import pytest
 from steadyhand.fs.state_dir import state_dir
 from steadyhand.history.store import (
     HistoryStore,
+    Owner,
     Version,
     new_id,
     workspace_key,
@@ -75,10 +76,10 @@ def test_two_servers_share_one_index(tmp_path: Path) -> None:
     two.refresh()
     assert [v.before for v in two.versions("/ws/a")] == [key]
     assert two.get_text(key or "") == "hello\n"
-    cp = two.add_checkpoint("s", "label")
+    cp = two.add_checkpoint(Owner("s"), "label")
     one.refresh()
-    assert one.find_checkpoint("s", "label") == (1, cp)
-    assert one.find_checkpoint("s", cp.id) == (1, cp)
+    assert one.find_checkpoint(Owner("s"), "label") == (1, cp)
+    assert one.find_checkpoint(Owner("s"), cp.id) == (1, cp)
 
 
 def test_a_damaged_or_partial_index_line_is_skipped(tmp_path: Path) -> None:

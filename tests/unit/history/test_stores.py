@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from steadyhand.history import store as store_module
-from steadyhand.history.store import Checkpoint, HistoryStore, Version, workspace_key
+from steadyhand.history.store import Checkpoint, HistoryStore, Owner, Version, workspace_key
 from steadyhand.history.stores import History, legacy_stores
 
 
@@ -68,12 +68,12 @@ def test_a_checkpoint_is_in_every_folder_and_rewinds_a_folder_added_after_it(
     state = str(tmp_path / "state")
     h = History(state, [a], 1 << 20, 1 << 20)
     h.by_folder[a].append(_version(os.path.join(a, "f"), time.time() - 10, "before"))
-    cp = h.add_checkpoint("s", "start")
+    cp = h.add_checkpoint(Owner("s"), "start")
     h.by_folder[a].append(_version(os.path.join(a, "f"), time.time(), "after-a"))
     h2 = History(state, [a, b], 1 << 20, 1 << 20, {s.root: s for s in h.stores})
     h2.by_folder[b].append(_version(os.path.join(b, "g"), time.time() + 1, "after-b"))
     h2.refresh()
-    assert h2.find_checkpoint("s", "start") == cp
+    assert h2.find_checkpoint(Owner("s"), "start") == [cp]
     assert [v.id for v in h2.changes_since(cp) or []] == ["after-a", "after-b"]
     assert not os.path.isdir(h2.elsewhere.root)  # nothing was recorded there
 
@@ -85,7 +85,7 @@ def test_a_store_compacted_past_a_checkpoint_refuses_the_rewind(
     monkeypatch.setattr(store_module, "MAX_ENTRIES", 6)
     monkeypatch.setattr(store_module, "KEEP_ENTRIES", 3)
     h = History(str(tmp_path / "state"), [a], 1 << 20, 1 << 20)
-    cp = h.add_checkpoint("s", "start")
+    cp = h.add_checkpoint(Owner("s"), "start")
     for i in range(6):
         h.by_folder[a].append(_version(os.path.join(a, "f"), time.time(), f"v{i}"))
     h.refresh()
@@ -114,7 +114,7 @@ def test_an_earlier_store_for_several_folders_is_found_and_read(
     h.refresh()
     assert [x.id for x in h.versions(os.path.join(b, "g"))] == ["old"]
     assert h.get_text(key) == "kept\n" and h.has(key)
-    assert h.find_checkpoint("s", "cp-old") is not None
+    assert h.find_checkpoint(Owner("s"), "cp-old") != []
     assert h.versions(os.path.join(a, "f")) == []
 
 

@@ -238,3 +238,22 @@ async def test_cancellation_and_errors_reach_the_started_coroutine() -> None:
     gate.set_result(None)
     with pytest.raises(ValueError, match="boom"):
         await task2
+
+
+@pytest.mark.parametrize(
+    ("name", "meant"),
+    [
+        ("steadyhand.ls", "steadyhand.list"),
+        ("steadyhand.glob", "steadyhand.list"),
+        ("steadyhand.list_directory", "steadyhand.list"),
+        ("steadyhand.grep", "steadyhand.search"),
+        ("steadyhand.stat", "steadyhand.info"),
+        ("steadyhand.mkdir", "steadyhand.createDirectory"),
+        ("steadyhand.create_directory", "steadyhand.createDirectory"),
+    ],
+)
+def test_other_names_of_the_workspace_tools(name: str, meant: str) -> None:
+    from steadyhand.lsp.dispatch import closest_command
+    from steadyhand.protocol.commands import ALL_COMMANDS
+
+    assert closest_command(name, list(ALL_COMMANDS)) == meant

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from steadyhand.config import setting_keys, unknown_settings
-from steadyhand.mcp import protocol as rpc
+from steadyhand.mcp import jsonrpc as rpc
 from steadyhand.mcp import tools
 from steadyhand.mcp.server import RootsAnswers, roots_from
 from steadyhand.paths.resolve import Roots, expand

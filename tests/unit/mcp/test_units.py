@@ -8,7 +8,7 @@ import os
 from hypothesis import given
 from hypothesis import strategies as st
 
-from steadyhand.mcp import protocol as rpc
+from steadyhand.mcp import jsonrpc as rpc
 from steadyhand.mcp import tools
 from steadyhand.mcp.attach import answer_id
 from steadyhand.mcp.rendezvous import Descriptor
@@ -105,7 +105,7 @@ def test_a_line_over_the_limit_is_dropped_and_the_next_ones_read() -> None:
     """A host (or anything else) sending a line that never ends cannot grow the server's
     memory without bound: past the limit the line is dropped, said once, and reading goes
     on at the next line."""
-    from steadyhand.mcp.protocol import LineFramer
+    from steadyhand.mcp.jsonrpc import LineFramer
 
     lines: list[bytes] = []
     too_long: list[int] = []

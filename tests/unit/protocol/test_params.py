@@ -4,6 +4,7 @@ refused naming the field, for every command's parameters."""
 from __future__ import annotations
 
 import dataclasses
+import re
 import typing
 from typing import Any
 
@@ -27,6 +28,11 @@ CLASSES = [
     P.RewindParams,
     P.ChangesParams,
     P.ChangeParams,
+    P.NotebookEditParams,
+    P.ListParams,
+    P.SearchParams,
+    P.InfoParams,
+    P.CreateDirectoryParams,
 ]
 
 _values = st.one_of(
@@ -70,11 +76,22 @@ def test_accepted_values_come_through_and_misfits_name_their_field(
         out = P.structure(cls, raw)
     except P.ParamsError as err:
         assert err.field_name is not None
+        # an item of a list of plain values is named with its place: `file_paths[0]`
+        item = re.fullmatch(r"(\w+)\[\d+\]", err.field_name)
+        if item is not None and item.group(1) in raw:
+            assert typing.get_origin(hints[item.group(1)]) is not None
+            return
         assert err.field_name in raw or err.field_name in fields
         if err.field_name in fields and err.field_name in raw:
             value = raw[err.field_name]
-            # a value of the right type is refused only by a rule on its value
-            assert not _fits(value, hints[err.field_name]) or "must be" in str(err)
+            # a value of the right type is refused only by a bound on its value, or by a
+            # condition across parameters (`file_path` or `file_paths` for read)
+            across = {r.field for r in getattr(cls, "RULES", ())}
+            assert (
+                not _fits(value, hints[err.field_name])
+                or "must be" in str(err)
+                or err.field_name in across
+            )
         return
     assert "bogus" not in raw
     for name, f in fields.items():
@@ -134,3 +151,18 @@ def test_a_missing_key_inside_a_list_item_names_the_item() -> None:
                 },
             ),
         )
+
+
+def test_an_empty_file_path_given_is_a_path_and_one_left_out_is_missing() -> None:
+    """``file_path`` is needed unless ``file_paths`` is given: ``""`` reaches the path
+    check (``invalid_path``) as it did before a read could take several files, while a
+    call without it is told what it lacks."""
+    assert P.structure(P.ReadParams, {"file_path": ""}).file_path == ""
+    with pytest.raises(P.ParamsError, match=r"Missing required parameter: `file_path`") as info:
+        P.structure(P.ReadParams, {"offset": 2})
+    assert info.value.field_name == "file_path"
+    with pytest.raises(P.ParamsError, match="not both") as info:
+        P.structure(P.ReadParams, {"file_path": "a", "file_paths": ["b"]})
+    assert info.value.field_name == "file_paths"
+    many = P.structure(P.ReadParams, {"file_paths": ["a", "b"]})
+    assert many.file_paths == ["a", "b"] and many.file_path is None

@@ -131,3 +131,30 @@ def test_a_one_line_change_keeps_a_few_hundred_bytes_of_a_long_file(where: str) 
     short = Shortened(bytearray(text), cut, [], [])
     assert len(short.old) < 1000, (where, len(short.old))
     assert not parser.parse(short.old).root_node.has_error
+
+
+@pytest.mark.parametrize("lang", ["python", "javascript", "json", "yaml", "go"])
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_children_read_once_into_lists_leave_out_the_same(lang: str, data: st.DataObject) -> None:
+    """A node with many children touched by many edits (a write's) has its children
+    read into lists: what is left out is what looking at them one by one leaves out."""
+    text = encode(SAMPLES[lang].text(80))
+    root = Parser(grammars.language(lang)).parse(text).root_node
+    points = sorted(set(data.draw(st.lists(st.integers(0, len(text)), min_size=8, max_size=40))))
+    spans: list[tuple[int, int]] = []
+    for p in points:
+        if spans and p <= spans[-1][1]:
+            continue
+        spans.append((p, min(len(text), p + data.draw(st.integers(0, 30)))))
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(elide, "MANY_CHILDREN", 2)
+        m.setattr(elide, "MANY_SPANS", 1)
+        listed = removals(root, spans)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(elide, "MANY_CHILDREN", 1 << 30)
+        one_by_one = removals(root, spans)
+    assert listed == one_by_one
+    fake = json_like(100)
+    fake_spans = [(k.start_byte + 3, k.start_byte + 4) for k in fake.kids[1:-1:9]]
+    assert removals(elide.Listed(fake), fake_spans) == removals(fake, fake_spans)

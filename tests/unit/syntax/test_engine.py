@@ -323,3 +323,89 @@ def test_a_yaml_item_joined_to_the_one_before_does_not_break_the_next_check() ->
         key = text_hash(new)
         out.commit(key)
         text = new
+
+
+@pytest.mark.parametrize("units", [8, 40])
+def test_a_last_entry_dropped_leaves_its_comma_trailing_and_that_is_found(units: int) -> None:
+    """The text left out around a change keeps its shape only if the sibling that decides
+    it is still there after the change: dropping the last entry of a JSON object leaves
+    the comma before it trailing, which the text around the change must still show."""
+    text = SAMPLES["json"].text(units)
+    checker, before = Checker(deadline=SLOW_MACHINE), Text(text_hash(text), text)
+    checker.prime("json", before.key, text)
+    checker.drain()
+    line = '  "end": 0\n'
+    at = text.index(line)
+    sp = Splice(at, at + len(line), "")
+    new = text[:at] + text[at + len(line) :]
+    out = checker.check("json", before, new, [sp])
+    assert [(e.line, e.text) for e in out.errors] == [(units + 2, "unexpected `,`")]
+    assert [e.text for e in out.errors] == [e.text for e in oracle("json", text, new, sp)]
+
+
+#: A statement after a block made into a clause of the block before it (valid: the
+#: clause goes on that statement), in a body of many statements: (language, the text
+#: around, the statement, what it becomes).
+CLAUSES = [
+    (
+        "python",
+        "    if verbose:\n        level = 1\n{s}",
+        "    level = 2\n",
+        "    else:\n        level = 2\n",
+    ),
+    (
+        "python",
+        "    try:\n        level = 1\n{s}",
+        "    level = 2\n",
+        "    finally:\n        level = 2\n",
+    ),
+    (
+        "python",
+        "    if verbose:\n        level = 1\n{s}",
+        "    level = 2\n",
+        "    elif quiet:\n        level = 2\n",
+    ),
+    ("javascript", "  if (verbose) level = 1;\n{s}", "  level = 2;\n", "  else level = 2;\n"),
+    ("c", "  if (verbose) level = 1;\n{s}", "  level = 2;\n", "  else level = 2;\n"),
+    ("ruby", "  if verbose\n    level = 1\n{s}  end\n", "  level = 2\n", "  else\n    level = 2\n"),
+    ("bash", "  if true; then\n    level=1\n{s}  fi\n", "  level=2\n", "  else\n    level=2\n"),
+]
+
+BODIES = {
+    "python": (
+        "def f(a, verbose, quiet):\n",
+        "    x{i} = a + {i} * 2 + 3 * 4 + 5 * 6\n",
+        "    return a\n",
+    ),
+    "javascript": (
+        "function f(a, verbose) {{\n  let level;\n",
+        "  const x{i} = a + {i} * 2 + 3 * 4;\n",
+        "}}\n",
+    ),
+    "c": (
+        "int f(int a, int verbose) {{\n  int level;\n",
+        "  int x{i} = a + {i} * 2 + 3 * 4;\n",
+        "  return a;\n}}\n",
+    ),
+    "ruby": ("def f(a, verbose)\n", "  x{i} = a + {i} * 2 + 3 * 4\n", "end\n"),
+    "bash": ("f() {{\n", '  x{i}="$(( {i} * 2 + 3 * 4 ))"\n', "}}\n"),
+}
+
+
+@pytest.mark.parametrize(("lang", "around", "old", "new"), CLAUSES)
+def test_a_statement_made_a_clause_of_the_one_before_is_no_error(
+    lang: str, around: str, old: str, new: str
+) -> None:
+    head, unit, tail = BODIES[lang]
+    many = "".join(unit.format(i=i) for i in range(30))
+    text = head.format() + many + around.format(s=old) + many + tail.format()
+    checker = Checker(deadline=SLOW_MACHINE)
+    key = text_hash(text)
+    checker.prime(lang, key, text)
+    checker.drain()
+    at = text.index(old, len(head.format()) + len(many))
+    sp = Splice(at, at + len(old), new)
+    after = text[:at] + new + text[at + len(old) :]
+    assert not oracle(lang, text, after, sp)  # the whole text parses
+    out = checker.check(lang, Text(key, text), after, [sp])
+    assert out.errors == (), out.errors

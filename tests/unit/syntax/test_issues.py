@@ -201,8 +201,10 @@ def test_more_known_errors_never_blame_more(
     extra = data.draw(issues_in(size))
     blamed = introduced(old, new, edits)
     assert set(introduced(old + extra, new, edits)) <= set(blamed)
-    # and what is blamed is always some of the new errors, in their order
-    assert [i for i in new if i in blamed] == blamed
+    # and what is blamed is always some of the new errors, in their order (a subsequence:
+    # ``new`` may hold two equal errors of which only one is blamed)
+    rest = iter(new)
+    assert all(any(b == i for i in rest) for b in blamed), (new, blamed)
 
 
 def test_the_same_message_elsewhere_on_another_line_is_new() -> None:

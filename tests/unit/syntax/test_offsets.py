@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from steadyhand.syntax import offsets
+from steadyhand.syntax.issues import Edit
 from steadyhand.syntax.offsets import (
     CharEdit,
     apply_edits,
@@ -13,6 +14,7 @@ from steadyhand.syntax.offsets import (
     byte_offset,
     common_prefix,
     common_suffix,
+    cores,
     encode,
     shift_marks,
     whole_edit,
@@ -89,3 +91,36 @@ def test_long_common_runs_are_found_in_chunks() -> None:
     base = b"x" * 300_000
     assert common_prefix(base + b"a", base + b"b") == 300_000
     assert common_suffix(b"a" + base, b"b" + base, 10**9) == 300_000
+
+
+@given(texts, st.data())
+def test_cores_change_the_text_as_the_edits_do_and_only_what_they_change(
+    text: str, data: st.DataObject
+) -> None:
+    """Each edit cut to what it changes: the same new text, inside the edit, whole
+    characters at every end, and nothing left that either end shares."""
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=8)))
+    splices = []
+    for a, b in zip(cuts[::2], cuts[1::2], strict=False):
+        old = text[a:b]
+        new = data.draw(st.sampled_from([old, old[::-1], old + "é", "中" + old, "x", ""]))
+        splices.append((a, b, new))
+    old_data = encode(text)
+    edits = [
+        Edit(len(encode(text[:a])), len(encode(text[:b])), len(encode(new)))
+        for a, b, new in splices
+    ]
+    mids = [encode(new) for _, _, new in splices]
+    small, small_mids = cores(old_data, edits, mids)
+    assert apply_edits(old_data, small, small_mids) == apply_edits(old_data, edits, mids)
+    assert all(e.length == len(m) for e, m in zip(small, small_mids, strict=True))
+    for e, m in zip(small, small_mids, strict=True):
+        whole = next(w for w in edits if w.start <= e.start and e.end <= w.end)
+        assert whole.start <= e.start <= e.end <= whole.end
+        old_data[: e.start].decode("utf-8", "surrogatepass")  # never inside a character
+        old_data[e.end :].decode("utf-8", "surrogatepass")
+        was = old_data[e.start : e.end].decode("utf-8", "surrogatepass")
+        now = m.decode("utf-8", "surrogatepass")
+        assert was != now
+        if was and now:  # nothing shared at either end
+            assert was[0] != now[0] and was[-1] != now[-1]

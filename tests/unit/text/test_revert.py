@@ -9,12 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from steadyhand.text.lines import to_view
 from steadyhand.text.revert import (
     Conflict,
+    RawReverted,
     Reverted,
     describe_lines,
     in_the_way,
     revert,
+    revert_raw,
     split_keep_ends,
 )
 from steadyhand.text.splices import apply_splices
@@ -41,6 +44,13 @@ def _check_merge(before: str, after: str, current: str, out: Reverted) -> None:
     # every line the later work added is kept, every line the change added goes, every
     # line it removed comes back: as counted lines, result = current + before - after
     got = Counter(split_keep_ends(out.text))
+    if out.already:
+        # some hunks were taken back already and stay as they are: the lines that come
+        # back are lines from before, the lines that go lines it left
+        cur = Counter(split_keep_ends(current))
+        b, a = Counter(split_keep_ends(before)), Counter(split_keep_ends(after))
+        assert got - cur <= b and cur - got <= a, (got, cur)
+        return
     want = Counter(split_keep_ends(current))
     want.update(split_keep_ends(before))
     want.subtract(split_keep_ends(after))
@@ -200,3 +210,157 @@ def test_describe_lines() -> None:
     assert describe_lines(((4, 6),)) == "lines 4-6"
     assert describe_lines(((4, 6), (9, 9))) == "lines 4-6 and 9"
     assert describe_lines(((1, 1), (3, 3), (5, 8))) == "lines 1, 3 and 5-8"
+
+
+# -- taken back already: only where the file holds the lines from before ------------------
+
+
+@st.composite
+def partly_taken_back(draw: st.DrawFn) -> tuple[str, str, str, str, int]:
+    """As :func:`segmented` (apart), with some of the change's hunks taken back by hand
+    since: the file holds the lines from before there. The last item counts them."""
+    kinds = draw(st.lists(st.sampled_from(["same", "change", "undone", "later"]), max_size=8))
+    counter = iter(range(10_000))
+
+    def fresh(n: int) -> list[str]:
+        return [f"line {next(counter)}\n" for _ in range(n)]
+
+    before: list[str] = []
+    after: list[str] = []
+    current: list[str] = []
+    expected: list[str] = []
+    undone = 0
+    for k in ["same", *(x for kind in kinds for x in ("same", kind)), "same"]:
+        if k == "same":
+            lines = fresh(1)
+            before, after, current, expected = (
+                before + lines,
+                after + lines,
+                current + lines,
+                expected + lines,
+            )
+            continue
+        old, new = fresh(draw(st.integers(0, 2))), fresh(draw(st.integers(0, 2)))
+        if not old and not new:
+            continue
+        if k == "later":
+            before, after, current, expected = (
+                before + old,
+                after + old,
+                current + new,
+                expected + new,
+            )
+            continue
+        before, after, expected = before + old, after + new, expected + old
+        current += new if k == "change" else old
+        undone += k == "undone"
+    return "".join(before), "".join(after), "".join(current), "".join(expected), undone
+
+
+@settings(max_examples=800)
+@given(partly_taken_back())
+def test_hunks_taken_back_by_hand_are_left_as_they_are_and_counted(
+    case: tuple[str, str, str, str, int],
+) -> None:
+    before, after, current, expected, undone = case
+    out = revert(before, after, current)
+    assert isinstance(out, Reverted), out
+    assert out.text == expected and out.already == undone
+
+
+@st.composite
+def added_line_kept(draw: st.DrawFn) -> tuple[str, str, str]:
+    """A change that adds the line ``U``, and later work that keeps a ``U`` somewhere."""
+    before = draw(st.lists(_LINE, max_size=6))
+    at = draw(st.integers(0, len(before)))
+    after = [*before[:at], "U", *before[at:]]
+    current = list(after)
+    for _ in range(draw(st.integers(1, 4))):
+        op = draw(st.sampled_from(["insert", "delete", "replace"]))
+        i = draw(st.integers(0, len(current)))
+        line = draw(st.sampled_from(["a", "b", "U", "x"]))
+        if op == "insert":
+            current.insert(i, line)
+        elif i < len(current) and op == "delete":
+            del current[i]
+        elif i < len(current):
+            current[i] = line
+    return tuple("".join(f"{x}\n" for x in t) for t in (before, after, current))  # type: ignore[return-value]
+
+
+@settings(max_examples=1000)
+@given(added_line_kept())
+def test_a_change_whose_added_line_is_still_there_is_never_taken_back_already(
+    case: tuple[str, str, str],
+) -> None:
+    before, after, current = case
+    out = revert(before, after, current)
+    if isinstance(out, Reverted) and not out.splices and "U\n" not in before:
+        assert "U\n" not in split_keep_ends(current), out
+
+
+def test_a_moved_line_is_not_taken_back_already() -> None:
+    # the change added U at the end; later it was moved to the top
+    out = revert("a\n", "a\nU\n", "U\na\n")
+    assert isinstance(out, Conflict) and out.lines[0][0] == 1
+    # the file found by a search: U still there, the lines around it changed
+    assert isinstance(revert("a\na\n", "a\nU\na\n", "U\nX\na\n"), Conflict)
+
+
+def test_a_hunk_taken_back_by_hand_beside_a_later_edit_is_taken_back_already() -> None:
+    out = revert("one\ntwo\nthree\n", "one\nTWO\nthree\n", "one\ntwo\nTHREE\n")
+    assert out == Reverted("one\ntwo\nTHREE\n", (), 1)
+
+
+# -- line endings ------------------------------------------------------------------------
+
+_ENDING = st.sampled_from(["\n", "\r\n", "\r"])
+
+
+@st.composite
+def raw_texts(draw: st.DrawFn) -> str:
+    lines = draw(st.lists(_LINE, max_size=8))
+    text = "".join(line + draw(_ENDING) for line in lines)
+    return text + draw(st.sampled_from(["", "", "end"]))
+
+
+@settings(max_examples=400)
+@given(raw_texts(), raw_texts())
+def test_taking_back_the_latest_change_restores_its_bytes(before: str, after: str) -> None:
+    out = revert_raw(before, after, after)
+    assert isinstance(out, RawReverted)
+    if to_view(out.raw) == out.view.text:  # (else the caller keeps the file's endings)
+        assert out.raw == before
+
+
+@settings(max_examples=400)
+@given(raw_texts(), raw_texts())
+def test_a_change_of_nothing_leaves_every_byte(after: str, current: str) -> None:
+    out = revert_raw(after, after, current)
+    assert isinstance(out, RawReverted) and out.raw == current
+
+
+@settings(max_examples=500)
+@given(raw_texts(), raw_texts(), raw_texts())
+def test_the_raw_merge_is_the_merge_of_the_views(before: str, after: str, current: str) -> None:
+    raw = revert_raw(before, after, current)
+    view = revert(to_view(before), to_view(after), to_view(current))
+    assert (raw if isinstance(raw, Conflict) else raw.view) == view
+
+
+def test_a_switch_of_line_endings_is_taken_back_around_later_work() -> None:
+    out = revert_raw("one\ntwo\nthree\n", "one\r\ntwo\r\nthree\r\n", "one\r\ntwo\r\n3\r\n4\r\n")
+    assert isinstance(out, RawReverted)
+    assert out.raw == "one\ntwo\n3\n4\n"  # lines written later follow the file back
+    assert (out.endings_back, out.endings_kept) == (2, 0)
+
+
+def test_endings_changed_again_since_are_kept() -> None:
+    out = revert_raw("a\nb\n", "a\r\nb\r\n", "a\rb\r\n")
+    assert isinstance(out, RawReverted)
+    assert out.raw == "a\rb\n" and (out.endings_back, out.endings_kept) == (1, 1)
+
+
+def test_lines_brought_back_follow_endings_switched_later() -> None:
+    out = revert_raw("one\ntwo\n", "one\nTWO\n", "one\r\nTWO\r\n")
+    assert isinstance(out, RawReverted) and out.raw == "one\r\ntwo\r\n"

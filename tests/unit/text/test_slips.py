@@ -209,18 +209,19 @@ def test_read_output_prefixes_come_off(lines: list[str], first: int) -> None:
     shown, _ = number_lines(lines, first, 2000)
     stripped = slips.strip_line_numbers(shown)
     assert stripped is not None
-    assert stripped == ("\n".join(lines), True)
-    assert slips.strip_new_line_numbers(shown, True) == "\n".join(lines)
+    last = first + len(lines) - 1
+    assert stripped == ("\n".join(lines), True, first, last)
+    assert slips.strip_new_line_numbers(shown, True, (first, last)) == "\n".join(lines)
 
 
 def test_prefixes_need_consecutive_numbers_and_every_line() -> None:
     assert slips.strip_line_numbers("     3\ta\n     5\tb") is None
     assert slips.strip_line_numbers("     3\ta\nb") is None
     assert slips.strip_line_numbers("3\ta") is None  # one line needs the read's padding
-    assert slips.strip_line_numbers("3\ta\n4\tb") == ("a\nb", False)
-    assert slips.strip_line_numbers("     7\ta\n     8\n") == ("a\n\n", True)
+    assert slips.strip_line_numbers("3\ta\n4\tb") == ("a\nb", False, 3, 4)
+    assert slips.strip_line_numbers("     7\ta\n     8\n") == ("a\n\n", True, 7, 8)
     # a new line the model wrote without a prefix stays as written
-    assert slips.strip_new_line_numbers("     7\ta\nnew\n     8\tb", True) == "a\nnew\nb"
+    assert slips.strip_new_line_numbers("     7\ta\nnew\n     8\tb", True, (7, 8)) == "a\nnew\nb"
 
 
 # -- escaped once too often -----------------------------------------------------------

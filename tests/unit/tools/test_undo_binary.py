@@ -29,6 +29,7 @@ from steadyhand.state.file_state import SessionRegistry
 from steadyhand.text.encoding import UTF8
 from steadyhand.tools import checkpoint as checkpoint_tool
 from steadyhand.tools import edit as edit_tool
+from steadyhand.tools import history as history_tool
 from steadyhand.tools import read as read_tool
 from steadyhand.tools import undo as undo_tool
 from steadyhand.tools.mutation import commit
@@ -92,7 +93,7 @@ async def test_undo_takes_back_its_own_change_that_left_a_binary_file(tmp_path: 
     f = ws / "f.txt"
     f.write_text("alpha\nbeta\n")
     await _own_binary_change(ctx, f)
-    listed = await _run(undo_tool.history(ctx, HistoryParams(str(f))))
+    listed = await _run(history_tool.history(ctx, HistoryParams(str(f))))
     assert listed["ok"] and listed["versions"][0]["current"] is True, listed
     u = await _run(undo_tool.undo(ctx, UndoParams(str(f))))
     assert u["ok"], u

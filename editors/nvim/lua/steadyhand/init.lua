@@ -3,11 +3,15 @@
 --
 --   require('steadyhand').setup({ ... })   -- see M.defaults
 --
--- :SteadyhandChanges [path]      the recorded changes, newest first, in the quickfix list
+-- :SteadyhandChanges [path]      the recorded changes, newest first, in the quickfix list (with
+--                                the checkpoints among them)
 -- :SteadyhandDiff {id}           a tab diffing the texts before and after a change
 -- :SteadyhandTakeBack[!] {id}    take one change back (! when the file changed since: anyway)
 -- :SteadyhandCheckpoint [label]  mark a point in the session
 -- :SteadyhandRewind {checkpoint} restore every file the session changed since a checkpoint
+--
+-- Every command returns at once: the server is asked asynchronously and the answer is shown
+-- when it comes, so the editor never waits on it. `User SteadyhandDone` fires after each answer.
 --
 -- Works on Neovim 0.7 and newer; APIs of later releases are used only where they exist.
 
@@ -27,14 +31,15 @@ M.defaults = {
   init_options = { saveAfterEdit = 'whenClean' },
   -- Start the server for buffers as they are read (false: only `require('steadyhand').attach()`).
   autostart = true,
-  -- How long a command waits for the server, in milliseconds.
+  -- After this many milliseconds without an answer a command says it is still waiting (the
+  -- editor never waits on it); a server that has not started by then is given up on.
   timeout_ms = 30000,
 }
 
 M.config = vim.deepcopy(M.defaults)
 -- root folder -> client id
 M.clients = {}
--- The last command's result (for scripts and tests).
+-- The last answered command's result (for scripts and tests).
 M.last = nil
 
 local NAME = 'steadyhand'
@@ -186,47 +191,378 @@ function M.client()
   return id and vim.lsp.get_client_by_id(id) or nil
 end
 
-local function request_sync(client, method, params, timeout, bufnr)
+-- Commands that have not been answered yet (a statusline may show it, a script may wait on it).
+M.in_flight = 0
+
+local function send(client, method, params, handler)
   if has('0.11') then
-    return client:request_sync(method, params, timeout, bufnr)
+    return client:request(method, params, handler, nil)
   end
-  return client.request_sync(method, params, timeout, bufnr)
+  return client.request(method, params, handler, nil)
 end
 
--- Run a Steadyhand command with one parameter object; its result, or nil and why not.
-function M.call(command, params)
+local function seconds(ms)
+  return string.format('%d s', math.floor(ms / 1000 + 0.5))
+end
+
+-- Run tick() on the main loop every `ms` milliseconds until it returns true (or fails).
+local function every(ms, tick)
+  local timer, stopped = uv.new_timer(), false
+  timer:start(
+    ms,
+    ms,
+    vim.schedule_wrap(function()
+      if stopped then
+        return
+      end
+      local ok, done = pcall(tick)
+      if done or not ok then
+        stopped = true
+        timer:stop()
+        timer:close()
+      end
+      if not ok then
+        error(done)
+      end
+    end)
+  )
+end
+
+-- Run fn(client) once the client is initialized, else fn(nil, why), without blocking the editor.
+local function when_ready(client, fn)
+  if client.initialized then
+    return fn(client)
+  end
+  local started = uv.now()
+  every(20, function()
+    local now = vim.lsp.get_client_by_id(client.id)
+    if now and now.initialized then
+      fn(now)
+    elseif not now then
+      fn(nil, 'the server stopped before it was ready')
+    elseif uv.now() - started >= M.config.timeout_ms then
+      fn(nil, 'the server did not start within ' .. seconds(M.config.timeout_ms))
+    else
+      return false
+    end
+    return true
+  end)
+end
+
+-- While a command waits: say so once it has waited timeout_ms, and end the wait if the server
+-- goes away (it would never answer).
+local function watch(client_id, label, finished, fail)
+  local started, warned = uv.now(), false
+  every(250, function()
+    if finished() then
+      return true
+    elseif not vim.lsp.get_client_by_id(client_id) then
+      fail('the server stopped before answering')
+      return true
+    elseif not warned and uv.now() - started >= M.config.timeout_ms then
+      warned = true
+      notify(
+        string.format(
+          'Steadyhand: still waiting for the answer to %s (%s); the editor stays usable and the answer is shown when it comes.',
+          label,
+          seconds(uv.now() - started)
+        ),
+        vim.log.levels.WARN
+      )
+    end
+    return false
+  end)
+end
+
+-- Run a Steadyhand command with one parameter object, without waiting for it (the editor never
+-- freezes). When the server answers, on_result(result) runs on the main loop; on_result(nil, why)
+-- when there is no answer. `label` names the command in messages (default: `command`).
+-- Returns false (and calls on_result with why) when there is no server to ask.
+function M.call(command, params, on_result, label)
+  on_result = on_result or function() end
+  M.in_flight = M.in_flight + 1
+  local finished = false
+  local function finish(result, err)
+    if finished then
+      return
+    end
+    finished = true
+    M.in_flight = M.in_flight - 1
+    if result ~= nil then
+      M.last = result
+    end
+    on_result(result, err)
+  end
   local client = M.client()
   if not client then
-    return nil, 'no Steadyhand server: open a file under a project root first'
+    vim.schedule(function()
+      finish(nil, 'no Steadyhand server: open a file under a project root first')
+    end)
+    return false
   end
-  vim.wait(M.config.timeout_ms, function()
-    return client.initialized == true
-  end, 20)
-  -- nil buffer: every attached buffer's pending changes are sent first
-  local response, err = request_sync(client, 'workspace/executeCommand', {
-    command = command,
-    arguments = { params or vim.empty_dict() },
-  }, M.config.timeout_ms, nil)
-  if not response then
-    return nil, tostring(err or 'no answer')
-  end
-  if response.err then
-    return nil, response.err.message or vim.inspect(response.err)
-  end
-  M.last = response.result
-  return response.result
+  watch(client.id, label or command, function()
+    return finished
+  end, function(why)
+    finish(nil, why)
+  end)
+  when_ready(client, function(ready, why)
+    if not ready then
+      return finish(nil, why)
+    end
+    -- no buffer: every attached buffer's pending changes are sent first
+    local sent = send(ready, 'workspace/executeCommand', {
+      command = command,
+      arguments = { params or vim.empty_dict() },
+    }, function(err, result)
+      vim.schedule(function()
+        if err then
+          finish(nil, err.message or vim.inspect(err))
+        elseif type(result) ~= 'table' then
+          finish(nil, 'the server answered without a result')
+        else
+          finish(result)
+        end
+      end)
+    end)
+    if not sent then
+      finish(nil, 'the server has stopped')
+    end
+  end)
+  return true
 end
 
-local function run(command, params)
-  local result, err = M.call(command, params)
-  if not result then
-    notify('Steadyhand: ' .. err, vim.log.levels.ERROR)
+-- Wording for people. The server's `message` is written for a model ("call undo again with
+-- force: true"); what Neovim shows is built from the result's fields and error code, in
+-- Neovim's own commands. Where no wording of its own fits, the server's sentences are shown
+-- without those that tell the model what to call.
+
+local MODEL_WORDS = {
+  '%f[%w]call%f[%W]',
+  '%f[%w]calls%f[%W]',
+  '%f[%w]pass%f[%W]',
+  '%f[%w]retry',
+  'redo your',
+  'ask the user',
+  'tell the user',
+  'with the user',
+  'read the file',
+  'read it',
+  'read them',
+  'read on',
+  'read more',
+  '%f[%w]report%f[%W]',
+  'file_path',
+  'old_string',
+  'new_string',
+  'force: true',
+  'offset=',
+  'limit=',
+}
+
+local function model_directed(text)
+  local lower = text:lower()
+  for _, pattern in ipairs(MODEL_WORDS) do
+    if lower:find(pattern) then
+      return true
+    end
+  end
+  return false
+end
+
+-- The server's message without the sentences, clauses and remarks in parentheses that tell
+-- a model what to do next.
+function M.for_person(message)
+  if type(message) ~= 'string' then
+    return ''
+  end
+  local out = {}
+  for _, line in ipairs(vim.split(message, '\n', { plain = true })) do
+    line = line:gsub('%s*%b()', function(aside)
+      return model_directed(aside) and '' or nil
+    end)
+    local kept = {}
+    local marked = line:gsub('([.!?])%s+(%u)', '%1\1%2')
+    for _, sentence in ipairs(vim.split(marked, '\1', { plain = true })) do
+      local clauses = {}
+      for _, clause in ipairs(vim.split(sentence, '; ', { plain = true })) do
+        if not model_directed(clause) then
+          table.insert(clauses, clause)
+        end
+      end
+      if #clauses > 0 then
+        local s = table.concat(clauses, '; ')
+        local stop = sentence:match('[.!?]$')
+        if stop and not s:match('[.!?]$') then
+          s = s .. stop
+        end
+        table.insert(kept, s)
+      end
+    end
+    if #kept > 0 then
+      table.insert(out, table.concat(kept, ' '))
+    end
+  end
+  return table.concat(out, '\n')
+end
+
+local function rel(path)
+  if type(path) ~= 'string' or path == '' then
+    return 'the file'
+  end
+  return vim.fn.fnamemodify(path, ':~:.')
+end
+
+local function count(r, name)
+  local listed = type(r[name]) == 'table' and #r[name] or 0
+  return listed + (tonumber(r[name .. '_more']) or 0)
+end
+
+local function counts(r)
+  if type(r.added) == 'number' and type(r.removed) == 'number' then
+    return string.format(' (+%d/-%d)', r.added, r.removed)
+  end
+  return ''
+end
+
+local BRING_BACK = ' It is recorded as a change of its own: taking that one back (:SteadyhandChanges) brings this back.'
+
+local function taken_back(params, r)
+  local id = r.undone or params.id or '?'
+  local text
+  if r.type == 'delete' then
+    text = string.format('Took back change %s, which created %s: the file was deleted.', id, rel(r.path))
+  elseif r.type == 'revert' then
+    text = string.format(
+      'Took back change %s in %s%s, keeping the later changes to other lines.',
+      id,
+      rel(r.path),
+      counts(r)
+    )
+  else
+    text = string.format('Took back change %s in %s%s.', id, rel(r.path), counts(r))
+  end
+  if r.on_disk == false then
+    text = text .. ' It is in the buffer; the file on disk is not saved yet.'
+  end
+  return text .. BRING_BACK
+end
+
+local function rewound(params, r)
+  local restored, deleted, skipped = count(r, 'restored'), count(r, 'deleted'), count(r, 'skipped')
+  local unchanged = count(r, 'unchanged')
+  local checkpoint = params.checkpoint or r.checkpoint or '?'
+  if restored + deleted + skipped + unchanged == 0 then
+    return string.format(
+      'Nothing to rewind: session %s changed no file since checkpoint %s.',
+      params.session or M.config.session,
+      checkpoint
+    ),
+      vim.log.levels.INFO
+  end
+  local lines = {
+    string.format(
+      'Rewound to checkpoint %s: %d restored, %d deleted, %d skipped%s.',
+      checkpoint,
+      restored,
+      deleted,
+      skipped,
+      unchanged > 0 and string.format(', %d already as at the checkpoint', unchanged) or ''
+    ),
+  }
+  if type(r.not_on_disk) == 'table' and #r.not_on_disk > 0 then
+    local names = vim.tbl_map(rel, r.not_on_disk)
+    table.insert(lines, 'In the buffer only, not yet on disk: ' .. table.concat(names, ', '))
+  end
+  for _, s in ipairs(type(r.skipped) == 'table' and r.skipped or {}) do
+    table.insert(lines, string.format('skipped %s: %s', rel(s.path), M.for_person(s.reason)))
+  end
+  if skipped > 0 then
+    table.insert(lines, 'Skipped files keep what they hold now.')
+  end
+  return table.concat(lines, '\n'), skipped > 0 and vim.log.levels.WARN or vim.log.levels.INFO
+end
+
+-- What to do next after a refusal, in Neovim's commands.
+local function next_step(command, params, r)
+  local code = r.error
+  if code == 'no_history' and r.id ~= nil and r.path == nil then
+    return ':SteadyhandChanges lists the changes and their ids.'
+  end
+  if command == 'steadyhand.undo' then
+    if code == 'stale' and r.can_force then
+      return 'To take it back anyway (what is there now is kept in history): :SteadyhandTakeBack! '
+        .. tostring(params.id)
+    elseif code == 'conflict' and type(r.later) == 'table' and #r.later > 0 then
+      return 'To start with the newest later change: :SteadyhandTakeBack ' .. tostring(r.later[#r.later])
+    end
+  elseif command == 'steadyhand.rewind' and code == 'no_history' then
+    return ':SteadyhandRewind takes a checkpoint id or label; :SteadyhandChanges lists the checkpoints and the changes still kept.'
+  end
+  return nil
+end
+
+-- The text and level Neovim shows a person for a command's result or refusal.
+function M.describe(command, params, r)
+  params = params or {}
+  if type(r) ~= 'table' then
     return nil
   end
-  if result.ok == false then
-    notify(result.message, vim.log.levels.WARN)
+  if r.ok == false then
+    local text = M.for_person(r.message)
+    if text == '' then
+      text = string.format('Steadyhand refused (%s); nothing was changed.', tostring(r.error))
+    end
+    local step = next_step(command, params, r)
+    if step and not text:find(step, 1, true) then
+      text = text .. ' ' .. step
+    end
+    return text, vim.log.levels.WARN
   end
-  return result
+  if command == 'steadyhand.undo' then
+    return taken_back(params, r), vim.log.levels.INFO
+  elseif command == 'steadyhand.checkpoint' then
+    local named = (type(r.label) == 'string' and r.label ~= '') and string.format(' (%s)', r.label) or ''
+    return string.format(
+      'Checkpoint %s%s set. :SteadyhandRewind %s puts back every file session %s changes after it.',
+      tostring(r.checkpoint),
+      named,
+      named ~= '' and r.label or tostring(r.checkpoint),
+      tostring(r.session or params.session)
+    ),
+      vim.log.levels.INFO
+  elseif command == 'steadyhand.rewind' then
+    return rewound(params, r)
+  end
+  return M.for_person(r.message), vim.log.levels.INFO
+end
+
+local function done_event()
+  if #vim.api.nvim_get_autocmds({ event = 'User', pattern = 'SteadyhandDone' }) > 0 then
+    vim.api.nvim_exec_autocmds('User', { pattern = 'SteadyhandDone', modeline = false })
+  end
+end
+
+-- Send a command for an Ex command; once answered, show a refusal or run on_answer(result), then
+-- done(result, err). Returns at once.
+local function run(label, command, params, on_answer, done)
+  return M.call(command, params, function(r, err)
+    local ok, failure = pcall(function()
+      if not r then
+        notify('Steadyhand: ' .. tostring(err), vim.log.levels.ERROR)
+      elseif r.ok == false then
+        notify(M.describe(command, params, r))
+      else
+        on_answer(r)
+      end
+    end)
+    if not ok then
+      notify('Steadyhand: ' .. tostring(failure), vim.log.levels.ERROR)
+    end
+    done_event()
+    if done then
+      done(r, err)
+    end
+  end, label)
 end
 
 local function clock(iso)
@@ -242,26 +578,44 @@ local function stat(c)
   return '+' .. tostring(c.added) .. '/-' .. tostring(c.removed)
 end
 
--- :SteadyhandChanges [path]
-function M.changes(path)
-  local params = { limit = 200 }
-  if path and path ~= '' then
-    params.path = vim.fn.fnamemodify(path, ':p')
+-- Whether checkpoint `cp` was set after change `c`: within a session, by the checkpoint the change
+-- came after (`rank`: a checkpoint's place in the newest-first list); across sessions, by time.
+local function set_after(cp, c, rank)
+  if c.session == cp.session then
+    return c.checkpoint == nil or c.checkpoint == vim.NIL or (rank[c.checkpoint] or 0) > rank[cp.id]
   end
-  local r = run('steadyhand.changes', params)
-  if not r or r.ok == false then
-    return r
+  return tostring(cp.time) > tostring(c.time)
+end
+
+-- Quickfix items for the changes (newest first) with the checkpoints set among them.
+local function change_items(changes, checkpoints)
+  local rank = {}
+  for i, cp in ipairs(checkpoints) do
+    rank[cp.id] = i
   end
-  local items = {}
-  for _, c in ipairs(r.changes or {}) do
-    local marks = {}
+  local items, next_cp = {}, 1
+  local function checkpoints_until(c)
+    while checkpoints[next_cp] and (c == nil or set_after(checkpoints[next_cp], c, rank)) do
+      local cp = checkpoints[next_cp]
+      local named = (type(cp.label) == 'string' and cp.label ~= '') and (' ' .. cp.label) or ''
+      table.insert(items, {
+        text = string.format('checkpoint %s%s  %s  session %s', cp.id, named, clock(cp.time), cp.session),
+        valid = 0,
+        user_data = cp.id,
+      })
+      next_cp = next_cp + 1
+    end
+  end
+  for _, c in ipairs(changes) do
+    checkpoints_until(c)
+    local notes = {}
     if c.current then
-      table.insert(marks, 'current')
+      table.insert(notes, 'current')
     end
     if not c.restorable then
-      table.insert(marks, 'not restorable')
+      table.insert(notes, 'not restorable')
     end
-    local note = #marks > 0 and (' (' .. table.concat(marks, ', ') .. ')') or ''
+    local note = #notes > 0 and (' (' .. table.concat(notes, ', ') .. ')') or ''
     table.insert(items, {
       filename = c.path,
       lnum = 1,
@@ -269,13 +623,35 @@ function M.changes(path)
       user_data = c.id,
     })
   end
-  vim.fn.setqflist({}, ' ', { title = 'Steadyhand changes', items = items })
-  if #items > 0 then
-    vim.cmd('copen')
-  else
-    notify(r.message)
+  checkpoints_until(nil)
+  return items
+end
+
+-- :SteadyhandChanges [path]
+function M.changes(path, done)
+  local params = { limit = 100 }
+  if path and path ~= '' then
+    params.path = vim.fn.fnamemodify(path, ':p')
   end
-  return r
+  return run(':SteadyhandChanges', 'steadyhand.changes', params, function(r)
+    local items = change_items(r.changes or {}, r.checkpoints or {})
+    vim.fn.setqflist({}, ' ', { title = 'Steadyhand changes', items = items })
+    local shown = type(r.changes) == 'table' and #r.changes or 0
+    if shown == 0 then
+      notify(M.for_person(r.message))
+      return
+    end
+    vim.cmd('copen')
+    if type(r.total) == 'number' and r.total > shown then
+      notify(
+        string.format(
+          'Showing the newest %d of %d changes; :SteadyhandChanges {file or folder} narrows the list.',
+          shown,
+          r.total
+        )
+      )
+    end
+  end, done)
 end
 
 local function lines_of(text)
@@ -302,6 +678,10 @@ local function set_filetype(bufnr, path)
 end
 
 local function scratch(name, text, path)
+  local old = vim.fn.bufnr('^' .. vim.fn.escape(name, '\\^$.*~[]') .. '$')
+  if old > 0 then -- the same diff shown before: its buffer gives way (it is a scratch copy)
+    pcall(vim.api.nvim_buf_delete, old, { force = true })
+  end
   local bufnr = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines_of(text))
   vim.api.nvim_buf_set_name(bufnr, name)
@@ -314,55 +694,48 @@ local function scratch(name, text, path)
 end
 
 -- :SteadyhandDiff {id}
-function M.diff(id)
-  local r = run('steadyhand.change', { id = id })
-  if not r or r.ok == false then
-    return r
+function M.diff(id, done)
+  return run(':SteadyhandDiff', 'steadyhand.change', { id = id }, function(r)
+    local base = vim.fn.fnamemodify(r.path, ':t')
+    local left = scratch(string.format('steadyhand://%s/before/%s', id, base), r.before, r.path)
+    local right = scratch(string.format('steadyhand://%s/after/%s', id, base), r.after, r.path)
+    vim.cmd('tabnew')
+    local empty = vim.api.nvim_get_current_buf()
+    vim.api.nvim_win_set_buf(0, left)
+    vim.cmd('diffthis')
+    vim.cmd('rightbelow vsplit')
+    vim.api.nvim_win_set_buf(0, right)
+    vim.cmd('diffthis')
+    if vim.api.nvim_buf_is_valid(empty) and empty ~= left and empty ~= right then
+      pcall(vim.api.nvim_buf_delete, empty, { force = true })
+    end
+    notify(string.format('%s: %s by session %s at %s (%s)', base, r.tool, r.session, clock(r.time), stat(r)))
+  end, done)
+end
+
+local function show(command, params)
+  return function(r)
+    notify(M.describe(command, params, r))
   end
-  local base = vim.fn.fnamemodify(r.path, ':t')
-  local left = scratch(string.format('steadyhand://%s/before/%s', id, base), r.before, r.path)
-  local right = scratch(string.format('steadyhand://%s/after/%s', id, base), r.after, r.path)
-  vim.cmd('tabnew')
-  local empty = vim.api.nvim_get_current_buf()
-  vim.api.nvim_win_set_buf(0, left)
-  vim.cmd('diffthis')
-  vim.cmd('rightbelow vsplit')
-  vim.api.nvim_win_set_buf(0, right)
-  vim.cmd('diffthis')
-  if vim.api.nvim_buf_is_valid(empty) and empty ~= left and empty ~= right then
-    pcall(vim.api.nvim_buf_delete, empty, { force = true })
-  end
-  notify(string.format('%s: %s by session %s at %s (%s)', base, r.tool, r.session, clock(r.time), stat(r)))
-  return r
 end
 
 -- :SteadyhandTakeBack[!] {id}
-function M.take_back(id, force)
-  local r = run('steadyhand.undo', { id = id, force = force or nil })
-  if r and r.ok then
-    notify(r.message)
-  elseif r and r.can_force then
-    notify('To take it back anyway: :SteadyhandTakeBack! ' .. id, vim.log.levels.WARN)
-  end
-  return r
+function M.take_back(id, force, done)
+  local params = { id = id, force = force or nil }
+  local label = force and ':SteadyhandTakeBack!' or ':SteadyhandTakeBack'
+  return run(label, 'steadyhand.undo', params, show('steadyhand.undo', params), done)
 end
 
 -- :SteadyhandCheckpoint [label]
-function M.checkpoint(label)
-  local r = run('steadyhand.checkpoint', { session = M.config.session, label = (label ~= '' and label) or nil })
-  if r and r.ok then
-    notify(r.message)
-  end
-  return r
+function M.checkpoint(label, done)
+  local params = { session = M.config.session, label = (label and label ~= '' and label) or nil }
+  return run(':SteadyhandCheckpoint', 'steadyhand.checkpoint', params, show('steadyhand.checkpoint', params), done)
 end
 
 -- :SteadyhandRewind {checkpoint}
-function M.rewind(checkpoint)
-  local r = run('steadyhand.rewind', { session = M.config.session, checkpoint = checkpoint })
-  if r and r.ok then
-    notify(r.message)
-  end
-  return r
+function M.rewind(checkpoint, done)
+  local params = { session = M.config.session, checkpoint = checkpoint }
+  return run(':SteadyhandRewind', 'steadyhand.rewind', params, show('steadyhand.rewind', params), done)
 end
 
 local function command(name, fn, opts)
