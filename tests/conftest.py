@@ -1,7 +1,8 @@
 """Shared fixtures: a real Steadyhand server over stdio, driven by pytest-lsp's client.
 
 ``client`` is initialized with one workspace folder (``workspace``, a fresh temp dir).
-``call(client, "steadyhand.read", file_path=...)`` runs a command and returns its result.
+``call(client, READ, file_path=...)`` runs a command (named by ``steadyhand.protocol.commands``)
+and returns its result.
 ``editor_client`` behaves like an editor: it advertises documentChanges, answers
 ``workspace/applyEdit`` by applying the edit to its open documents (refusing on a version
 mismatch) and sends ``didChange``, and can answer ``steadyhand/saveDocuments``.

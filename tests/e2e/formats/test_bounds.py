@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import PING, READ
 from tests.conftest import call
 from tests.hostile_formats import grey16_png, shared_stream_pdf
 
-READ, PING = "steadyhand.read", "steadyhand.ping"
 #: The documented bound of a read of an image, a PDF or a notebook.
 BOUND_KIB = 256 * 1024
 

@@ -18,6 +18,7 @@ import mcp_types as types
 import pytest
 from pytest_lsp import LanguageClient
 
+from steadyhand.mcp.rendezvous import MCP_CALL
 from tests.conftest import client_with
 from tests.e2e.mcp.helpers import SERVER, LspServer, RawMcp, mcp_session, structured
 
@@ -95,7 +96,7 @@ async def test_the_clients_root_held_by_an_editor_attaches_to_it(
 ) -> None:
     seen: list[Any] = []
 
-    @editor.feature("steadyhand/mcpCall")
+    @editor.feature(MCP_CALL)
     def mcp_call(params: Any) -> None:
         seen.append(params)
 

@@ -26,9 +26,6 @@ from steadyhand.text.splices import Splice, apply_splices
 from steadyhand.watch import external as external_mod
 from steadyhand.world import Change
 
-READ, EDIT = "steadyhand.read", "steadyhand.edit"
-FILE_CHANGED = "steadyhand/fileChanged"
-
 
 def _bare_server(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[Any], list[str]]:
     ls = server_mod.SteadyhandServer()
