@@ -35,7 +35,7 @@ check test test-macos-emulated test-fat: export PYTHONDONTWRITEBYTECODE =
 ## in plain words, and a failure like any other. tests/stages.py says it for its stages.
 NO_TESTS_RAN = || { s=$$?; [ $$s -ne 5 ] || echo "make: pytest ran no tests (exit 5): check the paths, -k and -m given" >&2; exit $$s; }
 
-## The inner loop (about a minute on two cores): lint and types, beside the unit tests and
+## The inner loop: lint and types, beside the unit tests and
 ## the fast end-to-end tests, everything but the tests marked slow (tests/conftest.py);
 ## the wall time of each stage is printed at the end.
 check:
