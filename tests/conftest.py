@@ -1,10 +1,18 @@
 """Shared fixtures: a real Steadyhand server over stdio, driven by pytest-lsp's client.
 
 ``client`` is initialized with one workspace folder (``workspace``, a fresh temp dir).
-``call(client, "steadyhand.read", file_path=...)`` runs a command and returns its result.
+``call(client, READ, file_path=...)`` runs a command (named by ``steadyhand.protocol.commands``)
+and returns its result.
 ``editor_client`` behaves like an editor: it advertises documentChanges, answers
 ``workspace/applyEdit`` by applying the edit to its open documents (refusing on a version
 mismatch) and sends ``didChange``, and can answer ``steadyhand/saveDocuments``.
+
+Which tests are slow is decided here (``pytest_collection_modifyitems``): every test under
+``SLOW_FOLDERS`` (real editors, code-server, the torture suite), and any test marked
+``@pytest.mark.slow`` (one that takes more than about 2 s). ``make check`` runs the rest;
+a test that is not marked and takes longer is named at the end of the run. Tests that share
+a module-scoped fixture run on one pytest-xdist worker (``xdist_group``), and the slow ones
+are started first, the code-server test before all, so that the workers end together.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from typing import Any
 
 import pytest
 import pytest_lsp
+from _pytest.terminal import TerminalReporter
 from hypothesis import settings
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -30,6 +39,14 @@ settings.register_profile("steadyhand", deadline=None)
 settings.load_profile("steadyhand")
 
 SERVER = [sys.executable, "-m", "steadyhand", "serve", "--log-level", "WARNING"]
+TESTS = Path(__file__).resolve().parent
+
+#: Folders whose every test is slow (``-m "not slow"`` leaves them out).
+SLOW_FOLDERS = ("e2e/real_clients", "e2e/vscode", "torture")
+#: Started before every other test: the slowest by far (installs code-server on first use).
+FIRST_FOLDERS = ("e2e/vscode",)
+#: A test not marked slow that takes longer than this is named at the end of the run.
+SLOW_SECONDS = 2.0
 
 # Every server the tests start keeps its undo history in a scratch folder, never in the
 # user's own state folder (a test may still point ``historyDir`` somewhere else).
@@ -69,7 +86,9 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def _skip_on_emulated_macos(items: list[pytest.Item]) -> None:
+    """The tests marked ``linux_kernel`` are skipped, with the reason, on the emulated macOS
+    (called from ``pytest_collection_modifyitems`` below)."""
     if not EMULATED_MACOS:
         return
     for item in items:
@@ -156,3 +175,83 @@ def client_with(  # type: ignore[no-untyped-def]
         await lsp_client.shutdown_session()
 
     return fixture
+
+
+# -- Which tests are slow, which share a worker, which start first -----------------------
+
+
+def _under(item: pytest.Item, folders: tuple[str, ...]) -> bool:
+    try:
+        rel = item.path.relative_to(TESTS).as_posix()
+    except ValueError:
+        return False
+    return any(rel.startswith(folder + "/") for folder in folders)
+
+
+def _shared_fixture_module(item: pytest.Item) -> str | None:
+    """The module of the first module-scoped fixture of the tests' own that ``item`` uses:
+    the tests using it must run on one worker, or each worker sets it up again."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    for name in info.names_closure:
+        for fixturedef in info.name2fixturedefs.get(name, ()):
+            if fixturedef.scope in ("module", "package") and fixturedef.baseid.startswith("tests/"):
+                return fixturedef.baseid.split("::")[0]
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _skip_on_emulated_macos(items)
+    for item in items:
+        if _under(item, SLOW_FOLDERS):
+            item.add_marker(pytest.mark.slow)
+        module = _shared_fixture_module(item)
+        if module is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(module))
+
+    def rank(item: pytest.Item) -> int:
+        if _under(item, FIRST_FOLDERS):
+            return 0
+        return 1 if item.get_closest_marker("slow") else 2
+
+    items.sort(key=rank)  # stable: the order within each rank is the collection order
+
+
+_UNGROUPED = pytest.StashKey[bool]()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """On a pytest-xdist worker under ``--dist loadgroup``, a test of a group must carry its
+    group in its node id, or it runs on any worker (a module-scoped fixture set up on each:
+    the code-server scenario four times over). Such a test fails at once instead."""
+    if getattr(session.config.option, "loadgroup", False):
+        for item in session.items:
+            if item.get_closest_marker("xdist_group") and "@" not in item.nodeid:
+                item.stash[_UNGROUPED] = True
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.stash.get(_UNGROUPED, False):
+        pytest.fail(
+            "pytest-xdist did not keep this test with its group (--dist loadgroup): this "
+            "pytest and pytest-xdist do not work together; install the versions "
+            "pyproject.toml names (make venv)",
+            pytrace=False,
+        )
+
+
+def pytest_terminal_summary(terminalreporter: TerminalReporter) -> None:
+    """Name the tests that took longer than ``SLOW_SECONDS`` and are not marked slow."""
+    took: dict[str, float] = {}
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if isinstance(report, pytest.TestReport) and "slow" not in report.keywords:
+                took[report.nodeid] = took.get(report.nodeid, 0.0) + report.duration
+    unmarked = sorted(((t, n) for n, t in took.items() if t > SLOW_SECONDS), reverse=True)
+    if unmarked:
+        terminalreporter.section(f"not marked slow, and over {SLOW_SECONDS:g} s")
+        for t, nodeid in unmarked:
+            terminalreporter.write_line(f"{t:6.2f}s {nodeid}")

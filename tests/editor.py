@@ -24,6 +24,7 @@ from pytest_lsp import LanguageClient
 
 from steadyhand.documents.open_docs import uri_to_path
 from steadyhand.documents.positions import PositionIndex
+from steadyhand.protocol.commands import FILE_CHANGED, SAVE_DOCUMENTS
 
 
 @dataclass
@@ -179,7 +180,7 @@ def install(client: LanguageClient, state: EditorState) -> None:
             asyncio.get_running_loop().call_later(0.05, report)
         return types.ApplyWorkspaceEditResult(applied=True)
 
-    @client.feature("steadyhand/saveDocuments")
+    @client.feature(SAVE_DOCUMENTS)
     async def save_documents(params: Any) -> dict[str, Any]:
         uris = list(params.uris if hasattr(params, "uris") else params["uris"])
         raw_versions = getattr(params, "versions", None)
@@ -220,9 +221,9 @@ def install(client: LanguageClient, state: EditorState) -> None:
             return state.save_answer()
         return {"saved": saved, "results": [*({"uri": u, "saved": True} for u in saved), *refused]}
 
-    @client.feature("steadyhand/fileChanged")
+    @client.feature(FILE_CHANGED)
     def file_changed(params: Any) -> None:
-        state.notifications.append(("steadyhand/fileChanged", params))
+        state.notifications.append((FILE_CHANGED, params))
 
 
 def _rename(client: LanguageClient, state: EditorState, op: types.RenameFile) -> str | None:

@@ -21,8 +21,10 @@ from typing import Any, Protocol
 
 from lsprotocol import types
 
+from steadyhand.protocol.commands import EDIT, MULTI_EDIT, READ
+
 CASES_DIR = Path(__file__).parent / "cases"
-COMMANDS = {"edit": "steadyhand.edit", "multiEdit": "steadyhand.multiEdit"}
+COMMANDS = {"edit": EDIT, "multiEdit": MULTI_EDIT}
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ async def run_case(client: Client, root: Path, case: Case) -> Outcome:
     path.parent.mkdir(parents=True, exist_ok=True)
     before = case.content.encode("utf-8")
     path.write_bytes(before)
-    read = await _call(client, "steadyhand.read", {"file_path": str(path)})
+    read = await _call(client, READ, {"file_path": str(path)})
     assert read["ok"], read
     result = await _call(client, COMMANDS[case.command], {"file_path": str(path), **case.params})
     return Outcome(result, before, path.read_bytes())

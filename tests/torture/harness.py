@@ -25,7 +25,6 @@ from typing import Any
 FULL = os.environ.get("STEADYHAND_TORTURE", "").lower() == "full"
 
 SERVE = [sys.executable, "-m", "steadyhand", "serve", "--log-level", "WARNING"]
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
 
 
 def size(ci: int, full: int) -> int:

@@ -22,8 +22,9 @@ from pathlib import Path
 import pytest
 
 from steadyhand.fs.atomic import TEMP_PATTERN
+from steadyhand.protocol.commands import EDIT, READ, WRITE
 from tests.torture import crash_child
-from tests.torture.harness import EDIT, READ, WRITE, Server, record, size
+from tests.torture.harness import Server, record, size
 
 MODE = 0o640
 #: A user's files beside the target, with names like the temp files': never removed.

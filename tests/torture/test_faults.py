@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from steadyhand.fs.atomic import TEMP_PATTERN
-from tests.torture.harness import EDIT, READ, WRITE, Server, record
+from steadyhand.protocol.commands import EDIT, READ, WRITE
+from tests.torture.harness import Server, record
 
 ERRNOS = ("ENOSPC", "EACCES", "EROFS", "EIO")
 #: Calls whose failure must abort the write (the others are after the commit or optional).

@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from steadyhand.protocol.commands import ALL_COMMANDS
-from tests.torture.harness import EDIT, READ, WRITE, Server, record, size
+from steadyhand.protocol.commands import ALL_COMMANDS, EDIT, PING, READ, WRITE
+from tests.torture.harness import Server, record, size
 
 T = TypeVar("T")
 
@@ -88,7 +88,7 @@ def _exchange(fz: Fuzzed, keys: list[int | str | None], body: bytes) -> dict[str
 
 
 def _ping(fz: Fuzzed) -> None:
-    r = fz.loop.run(fz.server.call("steadyhand.ping"))
+    r = fz.loop.run(fz.server.call(PING))
     assert r["ok"] and r["message"] == "pong", r
 
 
@@ -172,8 +172,8 @@ def messages(draw: st.DrawFn) -> tuple[list[int | str | None], bytes, bool]:
         inner = b"[" * depth + b"]" * depth
         body = (
             b'{"jsonrpc":"2.0","id":%d,"method":"workspace/executeCommand",'
-            b'"params":{"command":"steadyhand.read","arguments":[%s]}}'
-        ) % (key if isinstance(key, int) else 7, inner)
+            b'"params":{"command":"%s","arguments":[%s]}}'
+        ) % (key if isinstance(key, int) else 7, READ.encode(), inner)
         return [key if isinstance(key, int) else 7, None], body, True
     body = json.dumps({"jsonrpc": "2.0", "id": key, "method": "initialize"}).encode()
     cut = draw(st.integers(min_value=1, max_value=len(body) - 1))

@@ -14,7 +14,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from tests.torture.harness import EDIT, READ, WRITE, Server, record, size
+from steadyhand.protocol.commands import EDIT, PING, READ, WRITE
+from tests.torture.harness import Server, record, size
 
 SESSIONS = 8
 FILLER = "".join(
@@ -132,7 +133,7 @@ async def test_eight_sessions_mixed_calls(tmp_path: Path) -> None:
         counters = await asyncio.gather(*runs)
         elapsed = time.perf_counter() - started
         rss_end = server.rss_kib()
-        assert (await server.call("steadyhand.ping"))["ok"]
+        assert (await server.call(PING))["ok"]
     finally:
         await server.stop()
     # every applied update is in the files

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.torture.harness import EDIT, READ, WRITE, Server, record
+from steadyhand.protocol.commands import EDIT, PING, READ, WRITE
+from tests.torture.harness import Server, record
 
 CANARY = b"canary: outside the workspace\n"
 
@@ -155,7 +156,7 @@ async def test_path_attack_corpus(tmp_path: Path) -> None:
             assert "\udcff" not in str(r), r  # escaped, never echoed raw
         assert Path(os.fsdecode(os.fsencode(ws) + b"/odd\xff.txt")).read_bytes() == b"odd name\n"
         assert not any(b"new" in n for n in os.listdir(os.fsencode(ws)))
-        assert (await server.call("steadyhand.ping"))["ok"]
+        assert (await server.call(PING))["ok"]
     finally:
         await server.stop()
     assert sorted(p.name for p in out.iterdir()) == before

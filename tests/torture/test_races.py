@@ -29,7 +29,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.torture.harness import EDIT, READ, Server, record, size
+from steadyhand.protocol.commands import EDIT, READ
+from tests.torture.harness import Server, record, size
 
 LINE = re.compile(r"^\s*\d+\t(.*)$")
 

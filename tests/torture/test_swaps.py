@@ -25,11 +25,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from tests.torture.harness import EDIT, READ, WRITE, Server, record, size
+from steadyhand.protocol.commands import EDIT, FILE_CHANGED, NOTEBOOK_EDIT, PING, READ, WRITE
+from tests.torture.harness import Server, record, size
 from tests.torture.test_paths import _atime_moves_on_read
 
 SECRET = "OUTSIDE-BYTES-3c9e"
-FILE_CHANGED = "steadyhand/fileChanged"
 
 
 def _notebook(source: str) -> str:
@@ -82,7 +82,7 @@ async def _link_agent(
         (WRITE, {"file_path": "f.txt", "content": "other\n", "dry_run": True}),
         (EDIT, {"file_path": "f.txt", "old_string": "inside", "new_string": "changed"}),
         (WRITE, {"file_path": "f.txt", "content": "inside line\nsecond line\n"}),
-        ("steadyhand.notebookEdit", {"file_path": "n.ipynb", "cell_id": "c1", "new_source": "y"}),
+        (NOTEBOOK_EDIT, {"file_path": "n.ipynb", "cell_id": "c1", "new_source": "y"}),
     ]
     for k in range(calls):
         tool, params = plan[k % len(plan)]
@@ -127,9 +127,7 @@ async def test_hard_links_swapped_in_never_leak(tmp_path: Path) -> None:
                 _link_agent(two, "d", per, codes, leaks),
             )
         swaps = swapper.swaps
-        assert (await one.call("steadyhand.ping"))["ok"] and (await two.call("steadyhand.ping"))[
-            "ok"
-        ]
+        assert (await one.call(PING))["ok"] and (await two.call(PING))["ok"]
     finally:
         await one.stop()
         await two.stop()
@@ -209,7 +207,7 @@ async def test_fifo_swapped_in_under_a_tracked_file_is_never_opened(tmp_path: Pa
             f.write_text("a line\n")
             assert (await server.call(READ, file_path=f.name))["ok"]
             for _ in range(100):
-                state = (await server.call("steadyhand.ping"))["watcher"]["state"]
+                state = (await server.call(PING))["watcher"]["state"]
                 if state == "watching":
                     break
                 await asyncio.sleep(0.02)
@@ -236,7 +234,7 @@ async def test_fifo_swapped_in_under_a_tracked_file_is_never_opened(tmp_path: Pa
             writer.release(f)
             released_early += writer.early
             f.unlink()
-        assert (await server.call("steadyhand.ping"))["ok"]
+        assert (await server.call(PING))["ok"]
     finally:
         await server.stop()
     record(

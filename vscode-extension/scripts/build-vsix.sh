@@ -86,11 +86,14 @@ HOST="$(host_target 2>/dev/null || true)"
 
 # --- 1. npm dependencies --------------------------------------------------------------------
 LOCK_SUM="$(sha256sum package-lock.json | cut -c1-16)"
+# One npm ci at a time here (scripts/check.sh takes the same lock).
+if command -v flock >/dev/null 2>&1; then exec 8<package-lock.json; flock 8; fi
 if [[ "${STEADYHAND_SKIP_NPM:-}" != 1 && "$(cat node_modules/.lock-sum 2>/dev/null)" != "$LOCK_SUM" ]]; then
   log "npm ci"
   npm ci --no-audit --no-fund >&2
   echo "$LOCK_SUM" > node_modules/.lock-sum
 fi
+if command -v flock >/dev/null 2>&1; then exec 8<&-; fi
 
 # --- 2. type check and bundle ----------------------------------------------------------------
 log "type check"

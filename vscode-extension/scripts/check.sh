@@ -15,10 +15,14 @@ if ! command -v npm >/dev/null 2>&1 || [[ "$node_major" -lt 20 ]]; then
   exit 0
 fi
 LOCK_SUM="$(sha256sum package-lock.json | cut -c1-16)"
+# One npm ci at a time here: `make test` runs these checks beside the VS Code end-to-end
+# test, which builds the extension (scripts/build-vsix.sh takes the same lock).
+if command -v flock >/dev/null 2>&1; then exec 8<package-lock.json; flock 8; fi
 if [[ "$(cat node_modules/.lock-sum 2>/dev/null)" != "$LOCK_SUM" ]]; then
   npm ci --no-audit --no-fund
   echo "$LOCK_SUM" > node_modules/.lock-sum
 fi
+if command -v flock >/dev/null 2>&1; then exec 8<&-; fi
 npm run --silent typecheck
 npm run --silent lint
 npm test --silent

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import PING, READ
 from tests.conftest import call
 from tests.hostile_formats import grey16_png, shared_stream_pdf
 
-READ, PING = "steadyhand.read", "steadyhand.ping"
 #: The documented bound of a read of an image, a PDF or a notebook.
 BOUND_KIB = 256 * 1024
 
@@ -76,6 +76,7 @@ async def test_pages_sharing_a_huge_content_stream_are_answered_at_once(
     _assert_within_bound(pid)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 async def test_a_slow_pdf_is_stopped_at_its_time_limit_and_the_server_keeps_answering(
     client: LanguageClient, workspace: Path
@@ -163,6 +164,7 @@ async def test_a_notebook_output_too_large_to_decode_is_refused_in_its_entry(
     _assert_within_bound(pid)
 
 
+@pytest.mark.slow
 async def test_a_notebook_at_the_size_cap_is_read_within_the_bound(
     client: LanguageClient, workspace: Path
 ) -> None:

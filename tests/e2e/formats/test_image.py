@@ -12,9 +12,8 @@ from lsprotocol import types
 from PIL import Image
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import READ
 from tests.conftest import call
-
-READ = "steadyhand.read"
 
 
 def _decoded(r: dict[str, Any]) -> Image.Image:

@@ -17,11 +17,10 @@ from PIL import Image
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, READ
+from steadyhand.protocol.commands import NOTEBOOK_EDIT as NB_EDIT
 from tests.conftest import call, client_with
 from tests.editor import EditorState, open_doc, settle
-
-READ = "steadyhand.read"
-NB_EDIT = "steadyhand.notebookEdit"
 
 
 def _png(w: int, h: int) -> str:
@@ -305,9 +304,7 @@ async def test_edit_is_refused_on_notebooks(client: LanguageClient, workspace: P
     path = workspace / "a.ipynb"
     text = write_nb(path, nb)
     await call(client, READ, file_path="a.ipynb")
-    r = await call(
-        client, "steadyhand.edit", file_path="a.ipynb", old_string="x = 21", new_string="x"
-    )
+    r = await call(client, EDIT, file_path="a.ipynb", old_string="x = 21", new_string="x")
     assert r["ok"] is False and r["error"] == "wrong_tool" and "notebookEdit" in r["message"]
     assert path.read_text(encoding="utf-8") == text
     other = await call(client, NB_EDIT, file_path="notes.txt", cell_id="a", new_source="")
@@ -326,7 +323,7 @@ async def test_broken_notebook_reads_as_text_and_can_be_repaired(
     assert e["ok"] is False and e["error"] == "unreadable"
     fix = await call(
         client,
-        "steadyhand.edit",
+        EDIT,
         file_path="bad.ipynb",
         old_string='"code",\n',
         new_string='"code", "execution_count": null, "metadata": {}, "outputs": [], '

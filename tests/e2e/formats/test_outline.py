@@ -8,9 +8,8 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, READ
 from tests.conftest import call
-
-READ = "steadyhand.read"
 
 
 def _configure(client: LanguageClient, **settings: object) -> None:
@@ -60,7 +59,7 @@ async def test_large_python_file_outline(client: LanguageClient, workspace: Path
     # the first lines were shown: editing them needs no other read
     e = await call(
         client,
-        "steadyhand.edit",
+        EDIT,
         file_path="big_module.py",
         old_string="import os",
         new_string="import sys",
@@ -113,6 +112,7 @@ def _peak_rss_kb(pid: int) -> int:
     return 0
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 async def test_outline_of_a_huge_file_in_bounded_memory(
     client: LanguageClient, workspace: Path

@@ -12,9 +12,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pypdf import PdfReader, PdfWriter
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import READ
 from tests.conftest import call
-
-READ = "steadyhand.read"
 
 
 def text_pdf(pages: int) -> bytes:

@@ -7,15 +7,10 @@ from pathlib import Path
 
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, READ, WRITE
+from steadyhand.protocol.commands import MULTI_EDIT as MULTI
 from tests.conftest import call, client_with
 from tests.secret_samples import make
-
-READ, EDIT, WRITE, MULTI = (
-    "steadyhand.read",
-    "steadyhand.edit",
-    "steadyhand.write",
-    "steadyhand.multiEdit",
-)
 
 # Built at run time so the source itself holds no credential-shaped string.
 GITHUB_TOKEN = make("GitHub token")

@@ -10,11 +10,10 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, READ, UNDO, WRITE
+from steadyhand.protocol.commands import SESSION_FORK as FORK
 from tests.conftest import call, call_raw, client_with
 from tests.secret_samples import make
-
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
-UNDO, FORK = "steadyhand.undo", "steadyhand.session.fork"
 
 # Made at run time (random bodies of each format's real shape), so the source itself
 # holds no credential-shaped string.

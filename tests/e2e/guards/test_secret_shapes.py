@@ -9,11 +9,10 @@ from typing import Any
 
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, READ, WRITE
+from steadyhand.protocol.commands import NOTEBOOK_EDIT as NB_EDIT
 from tests.conftest import call, client_with
 from tests.secret_samples import PLACEHOLDERS, make
-
-READ, WRITE, EDIT = "steadyhand.read", "steadyhand.write", "steadyhand.edit"
-NB_EDIT = "steadyhand.notebookEdit"
 
 blocking = client_with({"secrets": "block"})
 

@@ -16,14 +16,13 @@ from lsprotocol import types
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import CHECKPOINT, EDIT, READ, REWIND, UNDO, WRITE
+from steadyhand.protocol.commands import MULTI_EDIT as MULTI
+from steadyhand.protocol.commands import NOTEBOOK_EDIT as NB_EDIT
 from steadyhand.syntax.engine import DEADLINE_ENV
 from tests.conftest import call, client_with
 from tests.editor import EditorState, open_doc, settle
 from tests.unit.syntax.samples import SAMPLES
-
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
-MULTI, NB_EDIT, UNDO = "steadyhand.multiEdit", "steadyhand.notebookEdit", "steadyhand.undo"
-CHECKPOINT, REWIND = "steadyhand.checkpoint", "steadyhand.rewind"
 
 client = client_with()
 blocking = client_with({"syntaxCheck": "block"})
@@ -380,6 +379,7 @@ async def test_a_check_that_cannot_finish_in_time_is_skipped_and_says_so(
     assert "(The syntax check was skipped: the file is too large to check.)" in r["message"]
 
 
+@pytest.mark.slow
 async def test_a_file_read_before_an_edit_is_checked_from_its_tree(
     client: LanguageClient, workspace: Path
 ) -> None:

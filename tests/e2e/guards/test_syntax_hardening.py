@@ -8,10 +8,9 @@ from pathlib import Path
 
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, READ, WRITE
 from tests.conftest import call, client_with
 from tests.unit.syntax.samples import SAMPLES
-
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
 
 blocking = client_with({"syntaxCheck": "block"})
 

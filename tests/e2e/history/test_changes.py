@@ -12,12 +12,10 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import CHANGE, CHANGES, CHECKPOINT, EDIT, READ, UNDO, WRITE
+from steadyhand.protocol.commands import SESSION_FORK as FORK
 from tests.conftest import call, call_raw, client_with
 from tests.editor import EditorState, open_doc, settle
-
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
-UNDO, CHECKPOINT, FORK = "steadyhand.undo", "steadyhand.checkpoint", "steadyhand.session.fork"
-CHANGES, CHANGE = "steadyhand.changes", "steadyhand.change"
 
 client = client_with()
 editor_client = client_with(editor=True)

@@ -8,12 +8,9 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import CHECKPOINT, EDIT, HISTORY, READ, REWIND, UNDO, WRITE
+from steadyhand.protocol.commands import SESSION_FORK as FORK
 from tests.conftest import call, client_with
-
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
-HISTORY, UNDO = "steadyhand.history", "steadyhand.undo"
-CHECKPOINT, REWIND, FORK = "steadyhand.checkpoint", "steadyhand.rewind", "steadyhand.session.fork"
-
 
 client = client_with()
 small_budget = client_with({"historyMaxBytes": 4000})

@@ -12,6 +12,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import CHECKPOINT, EDIT, HISTORY, READ, REWIND, UNDO, WRITE
 from tests.conftest import call, client_with, init_params, server_config
 from tests.editor import (
     EditorState,
@@ -22,10 +23,6 @@ from tests.editor import (
     settle,
     type_text,
 )
-
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
-HISTORY, UNDO = "steadyhand.history", "steadyhand.undo"
-CHECKPOINT, REWIND = "steadyhand.checkpoint", "steadyhand.rewind"
 
 editor_client = client_with(editor=True)
 
@@ -145,9 +142,7 @@ async def test_undo_never_deletes_an_open_file_whose_disk_or_buffer_is_not_in_hi
 ) -> None:
     state: EditorState = deleting_editor.editor  # type: ignore[attr-defined]
     f = workspace / "made.txt"
-    assert (await call(deleting_editor, "steadyhand.write", file_path=str(f), content="made\n"))[
-        "ok"
-    ]
+    assert (await call(deleting_editor, WRITE, file_path=str(f), content="made\n"))["ok"]
     uri = open_doc(deleting_editor, state, f)
     await settle()
     f.write_text("written by another program\n")  # the clean buffer still shows "made"
@@ -156,7 +151,7 @@ async def test_undo_never_deletes_an_open_file_whose_disk_or_buffer_is_not_in_hi
     assert f.read_text() == "written by another program\n"
     # unsaved typing in the buffer is never deleted either, even with force
     g = workspace / "typed.txt"
-    assert (await call(deleting_editor, "steadyhand.write", file_path=str(g), content="v1\n"))["ok"]
+    assert (await call(deleting_editor, WRITE, file_path=str(g), content="v1\n"))["ok"]
     guri = open_doc(deleting_editor, state, g)
     await settle()
     type_text(deleting_editor, state, guri, "v1\nmore typing\n")
@@ -166,7 +161,7 @@ async def test_undo_never_deletes_an_open_file_whose_disk_or_buffer_is_not_in_hi
     assert g.exists() and state.buffers[guri].text == "v1\nmore typing\n"
     # a clean buffer over an unchanged file is deleted, buffer and all
     h = workspace / "clean.txt"
-    assert (await call(deleting_editor, "steadyhand.write", file_path=str(h), content="c\n"))["ok"]
+    assert (await call(deleting_editor, WRITE, file_path=str(h), content="c\n"))["ok"]
     huri = open_doc(deleting_editor, state, h)
     await settle()
     r3 = await call(deleting_editor, UNDO, file_path=str(h))

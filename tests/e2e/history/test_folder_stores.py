@@ -15,16 +15,9 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from steadyhand.history.store import Checkpoint, HistoryStore, Version, workspace_key
+from steadyhand.protocol.commands import CHECKPOINT, HISTORY, PING, READ, REWIND, UNDO, WRITE
 from steadyhand.state.hashing import text_hash
 from tests.conftest import call, server_config
-
-READ, WRITE, UNDO, HISTORY = (
-    "steadyhand.read",
-    "steadyhand.write",
-    "steadyhand.undo",
-    "steadyhand.history",
-)
-CHECKPOINT, REWIND = "steadyhand.checkpoint", "steadyhand.rewind"
 
 
 def _folder(path: Path) -> types.WorkspaceFolder:
@@ -86,7 +79,7 @@ async def one(lsp_client: LanguageClient, folders: tuple[Path, Path, Path]):  # 
 async def _settle(client: LanguageClient) -> None:
     """Let a notification (a folder change) be handled: a request after it is answered
     after it."""
-    assert (await call(client, "steadyhand.ping"))["ok"]
+    assert (await call(client, PING))["ok"]
 
 
 async def test_a_change_stays_undoable_when_a_folder_is_added_or_removed(

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from steadyhand.protocol.commands import EDIT, READ, UNDO
 from tests.torture.harness import Server
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
 async def test_a_change_answered_just_before_a_stop_can_be_undone(
     tmp_path: Path, sig: signal.Signals
@@ -23,16 +25,14 @@ async def test_a_change_answered_just_before_a_stop_can_be_undone(
     for round_ in range(5):  # the signal lands at once, every time
         f.write_text(f"orig {round_}\n")
         server = await Server.start(ws, state_dir=state, options=options)
-        await server.call("steadyhand.read", file_path=str(f))
-        r = await server.call(
-            "steadyhand.edit", file_path=str(f), old_string="orig", new_string="agent"
-        )
+        await server.call(READ, file_path=str(f))
+        r = await server.call(EDIT, file_path=str(f), old_string="orig", new_string="agent")
         assert r["ok"], r
         server.proc.send_signal(sig)
         assert await asyncio.wait_for(server.proc.wait(), 30) == 0
         again = await Server.start(ws, state_dir=state, options=options)
         try:
-            undone = await again.call("steadyhand.undo", file_path=str(f))
+            undone = await again.call(UNDO, file_path=str(f))
             assert undone["ok"], (round_, undone)
             assert f.read_text() == f"orig {round_}\n"
         finally:

@@ -10,11 +10,8 @@ from pathlib import Path
 import pytest_asyncio
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import CHANGES, CHECKPOINT, EDIT, READ, REWIND, UNDO
 from tests.conftest import call, client_with, init_params, server_config
-
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
-UNDO, CHANGES = "steadyhand.undo", "steadyhand.changes"
-CHECKPOINT, REWIND = "steadyhand.checkpoint", "steadyhand.rewind"
 
 #: Server A: the usual fixture (its history folder is ``state`` beside the workspace).
 client = client_with()

@@ -7,12 +7,9 @@ from pathlib import Path
 
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, HISTORY, READ, UNDO, WRITE
 from tests.conftest import call, client_with
 from tests.editor import EditorState, open_doc, settle
-
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
-HISTORY, UNDO = "steadyhand.history", "steadyhand.undo"
-
 
 client = client_with()
 editor_client = client_with(editor=True)

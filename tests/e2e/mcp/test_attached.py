@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 from pytest_lsp import LanguageClient
 
+from steadyhand.mcp.rendezvous import MCP_CALL
+from steadyhand.protocol.commands import EDIT, READ
 from tests.conftest import call, client_with
 from tests.e2e.mcp.helpers import LspServer, mcp_session, structured
 from tests.editor import EditorState, open_doc, settle, type_text
@@ -34,7 +36,7 @@ async def tool(client: Any, name: str, **arguments: Any) -> dict[str, Any]:
 def _listen_for_mcp_calls(client: LanguageClient) -> list[Any]:
     seen: list[Any] = []
 
-    @client.feature("steadyhand/mcpCall")
+    @client.feature(MCP_CALL)
     def mcp_call(params: Any) -> None:
         seen.append(params)
 
@@ -67,7 +69,7 @@ async def test_an_mcp_edit_lands_in_the_open_buffer_and_never_saves_the_typing(
     assert len(state.applied) == 1
     # the editor was told which calls came over MCP, and from which session and client
     assert [c.tool for c in calls] == ["read_file", "edit_file"], calls
-    assert calls[1].command == "steadyhand.edit" and calls[1].result.ok is True
+    assert calls[1].command == EDIT and calls[1].result.ok is True
     assert calls[1].session.startswith("mcp-") and calls[1].client == "test-agent"
     assert calls[1].params.file_path == str(f)
 
@@ -77,19 +79,18 @@ async def test_the_in_editor_agent_and_mcp_sessions_are_apart(
 ) -> None:
     f = workspace / "a.txt"
     f.write_text("one\n")
-    assert (await call(editor, "steadyhand.read", file_path=str(f)))["ok"]
+    assert (await call(editor, READ, file_path=str(f)))["ok"]
     async with mcp_session(workspace, env={}) as s:
         refused = await tool(s, "edit_file", file_path=str(f), old_string="one", new_string="1")
         assert refused["error"] == "not_read", refused
-    refused = await call(
-        editor, "steadyhand.edit", file_path=str(f), old_string="x", new_string="y"
-    )
+    refused = await call(editor, EDIT, file_path=str(f), old_string="x", new_string="y")
     assert refused["error"] == "no_match", refused  # its own read still counts
 
 
 CHANGES = [("line 1", "LINE 1"), ("line 3", "LINE 3"), ("line 5", "LINE 5")]
 
 
+@pytest.mark.slow
 async def test_two_mcp_clients_and_the_editor_agent_lose_no_update(
     editor: LanguageClient, workspace: Path
 ) -> None:
@@ -104,12 +105,10 @@ async def test_two_mcp_clients_and_the_editor_agent_lose_no_update(
         for f in (opened, closed):
             for s in (one, two):
                 assert (await tool(s, "read_file", file_path=str(f)))["ok"]
-            assert (await call(editor, "steadyhand.read", file_path=str(f)))["ok"]
+            assert (await call(editor, READ, file_path=str(f)))["ok"]
 
             async def lsp_edit(old: str, new: str, f: Path = f) -> dict[str, Any]:
-                return await call(
-                    editor, "steadyhand.edit", file_path=str(f), old_string=old, new_string=new
-                )
+                return await call(editor, EDIT, file_path=str(f), old_string=old, new_string=new)
 
             def mcp_edit(s: Any, old: str, new: str, f: Path = f) -> Any:
                 return tool(s, "edit_file", file_path=str(f), old_string=old, new_string=new)
@@ -131,7 +130,7 @@ async def test_two_mcp_clients_and_the_editor_agent_lose_no_update(
                     if results[i]["error"] == "edit_rejected":
                         reader = (one, two)[i] if i < 2 else None
                         if reader is None:
-                            await call(editor, "steadyhand.read", file_path=str(f))
+                            await call(editor, READ, file_path=str(f))
                         else:
                             await tool(reader, "read_file", file_path=str(f))
                     results[i] = await runs[i]()
@@ -145,6 +144,7 @@ async def test_two_mcp_clients_and_the_editor_agent_lose_no_update(
                 assert opened.read_text() == text  # a clean buffer is saved after each edit
 
 
+@pytest.mark.slow
 async def test_when_the_editor_goes_away_auto_goes_on_standalone(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
@@ -167,6 +167,7 @@ async def test_when_the_editor_goes_away_auto_goes_on_standalone(tmp_path: Path)
         editor.kill()
 
 
+@pytest.mark.slow
 async def test_when_the_editor_goes_away_require_answers_a_tool_error(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()

@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.e2e.mcp.helpers import SERVER, LspServer
 
 #: Reads sent by a host that does not read the answers.
@@ -101,6 +103,7 @@ def _flood(proc: subprocess.Popen[bytes], path: Path, count: int) -> threading.T
     return thread
 
 
+@pytest.mark.slow
 def test_a_host_that_does_not_read_cannot_grow_the_editors_memory(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
@@ -133,6 +136,7 @@ def test_a_host_that_does_not_read_cannot_grow_the_editors_memory(tmp_path: Path
         editor.kill()
 
 
+@pytest.mark.slow
 def test_a_host_that_does_not_read_can_still_end_the_server(tmp_path: Path) -> None:
     """Standalone: the answers back up, the server takes no more requests, and it still
     hears SIGTERM (its event loop never blocks on a write)."""

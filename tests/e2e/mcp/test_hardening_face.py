@@ -18,6 +18,7 @@ import mcp_types as types
 import pytest
 from pytest_lsp import LanguageClient
 
+from steadyhand.mcp.rendezvous import MCP_CALL
 from tests.conftest import client_with
 from tests.e2e.mcp.helpers import SERVER, LspServer, RawMcp, mcp_session, structured
 
@@ -95,7 +96,7 @@ async def test_the_clients_root_held_by_an_editor_attaches_to_it(
 ) -> None:
     seen: list[Any] = []
 
-    @editor.feature("steadyhand/mcpCall")
+    @editor.feature(MCP_CALL)
     def mcp_call(params: Any) -> None:
         seen.append(params)
 
@@ -185,6 +186,7 @@ def test_a_bad_roots_answer_holds_up_no_call(tmp_path: Path, env: dict[str, str]
             raw.close()
 
 
+@pytest.mark.slow
 def test_a_client_that_never_lists_its_roots_holds_up_only_the_first_calls(
     tmp_path: Path, env: dict[str, str]
 ) -> None:

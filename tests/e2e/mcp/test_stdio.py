@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 import json
@@ -179,12 +180,66 @@ async def test_sessions_are_per_connection(ws: Path, env: dict[str, str]) -> Non
         assert ok["ok"], ok
 
 
-async def test_ping_and_logging_level(ws: Path, env: dict[str, str]) -> None:
-    async with mcp_session(ws, env=env) as s:
-        await s.send_ping()
-        with warnings.catch_warnings():  # deprecated in a later revision, not in this one
-            warnings.simplefilter("ignore")
-            await s.set_logging_level("info")
+async def test_ping_and_logging_level(tmp_path: Path, ws: Path, env: dict[str, str]) -> None:
+    """A ping is answered with an empty result; ``logging/setLevel`` decides which log
+    records reach the client as ``notifications/message``: a new root is logged at
+    ``info``, so it is sent while the level is ``info``, and no longer once it is raised
+    to ``warning``."""
+    import mcp_types
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    other, third = tmp_path / "other", tmp_path / "third"
+    other.mkdir()
+    third.mkdir()
+    roots = [ws]
+    logged: list[mcp_types.LoggingMessageNotificationParams] = []
+
+    async def list_roots(context: Any) -> mcp_types.ListRootsResult:
+        return mcp_types.ListRootsResult(
+            roots=[mcp_types.Root(uri=r.resolve().as_uri(), name=r.name) for r in roots]  # type: ignore[arg-type]
+        )
+
+    async def on_log(params: mcp_types.LoggingMessageNotificationParams) -> None:
+        logged.append(params)
+
+    async def roots_now(s: ClientSession, root: Path) -> None:
+        """Make ``root`` the client's root and wait until the server works in it (the
+        server logs a new root as it takes the answer, before it answers the call)."""
+        roots[:] = [root]
+        (root / "probe.txt").write_text("p\n")
+        await s.send_roots_list_changed()
+        for _ in range(100):
+            if (await call(s, "read_file", file_path="probe.txt"))["ok"]:
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError(f"the server never took {root} as its root")
+        assert isinstance(await s.send_ping(), mcp_types.EmptyResult)  # all before it is in
+
+    def about(root: Path) -> list[mcp_types.LoggingMessageNotificationParams]:
+        return [m for m in logged if str(root.resolve()) in str(m.data)]
+
+    with open(os.devnull, "w") as quiet:
+        async with (
+            stdio_client(server_params(ws, env=env), errlog=quiet) as (read, write),
+            ClientSession(
+                read, write, list_roots_callback=list_roots, logging_callback=on_log
+            ) as s,
+        ):
+            await s.initialize()
+            assert isinstance(await s.send_ping(), mcp_types.EmptyResult)
+            with warnings.catch_warnings():  # deprecated in a later revision, not in this one
+                warnings.simplefilter("ignore")
+                assert isinstance(await s.set_logging_level("info"), mcp_types.EmptyResult)
+                await roots_now(s, other)
+                sent = about(other)
+                assert [m.level for m in sent] == ["info"], logged
+                assert sent[0].logger == "steadyhand" and "roots:" in str(sent[0].data), sent
+                assert isinstance(await s.set_logging_level("warning"), mcp_types.EmptyResult)
+                await roots_now(s, third)
+                assert about(third) == [], logged  # an info record, now below the level
+    assert all(m.level != "debug" for m in logged), logged
 
 
 async def test_roots_come_from_the_client(tmp_path: Path, env: dict[str, str]) -> None:

@@ -15,17 +15,18 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from steadyhand.protocol.commands import CHANGE, CHANGES, CHECKPOINT, REWIND, UNDO
 from steadyhand.protocol.errors import ErrorCode
 from tests.e2e.real_clients.harness import HERE, require
 from tests.e2e.real_clients.test_nvim_plugin import MODEL_WORDS, PLUGIN
 
 INFO, WARN = 2, 3
 COMMANDS = [
-    "steadyhand.changes",
-    "steadyhand.change",
-    "steadyhand.undo",
-    "steadyhand.checkpoint",
-    "steadyhand.rewind",
+    CHANGES,
+    CHANGE,
+    UNDO,
+    CHECKPOINT,
+    REWIND,
 ]
 #: Sentences of the kinds the server writes to a model, each to be left out.
 TO_A_MODEL = [
@@ -122,7 +123,7 @@ def test_results_and_next_steps_name_neovims_commands(tmp_path: Path) -> None:
 
     cases: list[tuple[str, dict[str, Any], dict[str, Any], str, int]] = [
         (
-            "steadyhand.undo",
+            UNDO,
             {"id": "c1"},
             undo(type="restore", undone="c1", added=1, removed=2),
             "Took back change c1 in /w/app.py (+1/-2). It is recorded as a change of its own: "
@@ -130,7 +131,7 @@ def test_results_and_next_steps_name_neovims_commands(tmp_path: Path) -> None:
             INFO,
         ),
         (
-            "steadyhand.undo",
+            UNDO,
             {"id": "c2"},
             undo(type="revert", undone="c2", added=1, removed=1, on_disk=False),
             "Took back change c2 in /w/app.py (+1/-1), keeping the later changes to other "
@@ -139,7 +140,7 @@ def test_results_and_next_steps_name_neovims_commands(tmp_path: Path) -> None:
             INFO,
         ),
         (
-            "steadyhand.undo",
+            UNDO,
             {"id": "c3"},
             undo(type="delete", undone="c3"),
             "Took back change c3, which created /w/app.py: the file was deleted. It is recorded "
@@ -147,7 +148,7 @@ def test_results_and_next_steps_name_neovims_commands(tmp_path: Path) -> None:
             INFO,
         ),
         (
-            "steadyhand.undo",
+            UNDO,
             {"id": "c4"},
             {
                 "ok": False,
@@ -163,7 +164,7 @@ def test_results_and_next_steps_name_neovims_commands(tmp_path: Path) -> None:
             WARN,
         ),
         (
-            "steadyhand.undo",
+            UNDO,
             {"id": "c5"},
             {
                 "ok": False,
@@ -180,7 +181,7 @@ def test_results_and_next_steps_name_neovims_commands(tmp_path: Path) -> None:
             WARN,
         ),
         (
-            "steadyhand.checkpoint",
+            CHECKPOINT,
             {"session": "default", "label": "before five"},
             {
                 "ok": True,
@@ -194,7 +195,7 @@ def test_results_and_next_steps_name_neovims_commands(tmp_path: Path) -> None:
             INFO,
         ),
         (
-            "steadyhand.checkpoint",
+            CHECKPOINT,
             {"session": "s"},
             {"ok": True, "checkpoint": "cp-2", "label": "", "session": "s", "message": "Set."},
             "Checkpoint cp-2 set. :SteadyhandRewind cp-2 puts back every file session s changes "
@@ -202,7 +203,7 @@ def test_results_and_next_steps_name_neovims_commands(tmp_path: Path) -> None:
             INFO,
         ),
         (
-            "steadyhand.rewind",
+            REWIND,
             {"session": "s", "checkpoint": "cp-2"},
             {
                 "ok": True,
@@ -216,7 +217,7 @@ def test_results_and_next_steps_name_neovims_commands(tmp_path: Path) -> None:
             INFO,
         ),
         (
-            "steadyhand.rewind",
+            REWIND,
             {"session": "s", "checkpoint": "start"},
             {
                 "ok": True,
@@ -241,7 +242,7 @@ def test_results_and_next_steps_name_neovims_commands(tmp_path: Path) -> None:
             WARN,
         ),
         (
-            "steadyhand.rewind",
+            REWIND,
             {"session": "s", "checkpoint": "nope"},
             {
                 "ok": False,
@@ -256,7 +257,7 @@ def test_results_and_next_steps_name_neovims_commands(tmp_path: Path) -> None:
             WARN,
         ),
         (
-            "steadyhand.change",
+            CHANGE,
             {"id": "zz"},
             {
                 "ok": False,
@@ -277,4 +278,4 @@ def test_results_and_next_steps_name_neovims_commands(tmp_path: Path) -> None:
     for (command, _, _, text, level), answer in zip(cases, answers, strict=True):
         assert answer == {"text": text, "level": level}, command
         assert not MODEL_WORDS.search(answer["text"])
-        assert re.search(r":Steadyhand[A-Z]", answer["text"]) or command == "steadyhand.rewind"
+        assert re.search(r":Steadyhand[A-Z]", answer["text"]) or command == REWIND

@@ -9,11 +9,10 @@ from typing import Any
 
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import CHECKPOINT, EDIT, READ, REWIND, UNDO, WRITE
+from steadyhand.protocol.commands import MULTI_EDIT as MULTI
+from steadyhand.protocol.commands import NOTEBOOK_EDIT as NOTEBOOK
 from tests.conftest import call, client_with
-
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
-MULTI, NOTEBOOK = "steadyhand.multiEdit", "steadyhand.notebookEdit"
-UNDO, CHECKPOINT, REWIND = "steadyhand.undo", "steadyhand.checkpoint", "steadyhand.rewind"
 
 client = client_with()
 

@@ -14,15 +14,10 @@ from typing import Any
 
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, PING, READ
+from steadyhand.protocol.commands import MULTI_EDIT as MULTI
 from tests.conftest import call
 from tests.nearmiss.corpus import minified
-
-READ, EDIT, MULTI, PING = (
-    "steadyhand.read",
-    "steadyhand.edit",
-    "steadyhand.multiEdit",
-    "steadyhand.ping",
-)
 
 #: Generous: the answer comes in well under a second; the unbounded search took minutes.
 TIMEOUT = 60.0

@@ -8,13 +8,10 @@ from pathlib import Path
 import pytest
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import CREATE_DIRECTORY as MKDIR
+from steadyhand.protocol.commands import LIST
+from steadyhand.protocol.commands import SESSION_FORK as FORK
 from tests.conftest import call, call_raw, client_with
-
-MKDIR, FORK, LIST = (
-    "steadyhand.createDirectory",
-    "steadyhand.session.fork",
-    "steadyhand.list",
-)
 
 maker = client_with({"denyGlobs": ["secrets"]})
 

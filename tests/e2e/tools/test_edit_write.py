@@ -10,14 +10,13 @@ from pathlib import Path
 import pytest
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, PING, READ, WRITE
+from steadyhand.protocol.commands import MULTI_EDIT as MULTI
 from tests.conftest import call, client_with
 
 #: POSIX permission bits and symbolic links: Windows keeps a read-only flag for the
 #: first, and needs a privilege a test runner lacks for the second.
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes and links")
-
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
-MULTI = "steadyhand.multiEdit"
 
 
 async def test_edit_requires_read(client: LanguageClient, workspace: Path) -> None:
@@ -392,11 +391,11 @@ async def test_no_copy_is_left_once_the_next_call_is_answered(
         old, new = ("two", f"2-{n}") if n == 0 else (f"2-{n - 1}", f"2-{n}")
         r = await call(client, EDIT, file_path="tidy/t.txt", old_string=old, new_string=new)
         assert r["ok"], r
-        assert (await call(client, "steadyhand.ping"))["ok"]
+        assert (await call(client, PING))["ok"]
         assert [p.name for p in folder.iterdir()] == ["t.txt"]
     w = await call(client, WRITE, file_path="tidy/t.txt", content="whole\n")
     assert w["ok"], w
-    assert (await call(client, "steadyhand.ping"))["ok"]
+    assert (await call(client, PING))["ok"]
     assert [p.name for p in folder.iterdir()] == ["t.txt"]
     assert f.read_text() == "whole\n" and stat.S_IMODE(f.stat().st_mode) == 0o640
 
@@ -443,7 +442,7 @@ async def test_a_change_invisible_to_stat_is_never_lost(
             return await call(unwatched, EDIT, file_path=rel, old_string="betA", new_string="B")
         if tool == "multiEdit":
             edits = [{"old_string": "betA", "new_string": "B"}]
-            return await call(unwatched, "steadyhand.multiEdit", file_path=rel, edits=edits)
+            return await call(unwatched, MULTI, file_path=rel, edits=edits)
         # what Steadyhand wrote last, which the file no longer holds
         return await call(unwatched, WRITE, file_path=rel, content="alpha\nBETA\ngamma\n")
 

@@ -8,10 +8,9 @@ from pathlib import Path
 
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, INFO
 from tests.conftest import call, client_with
 from tests.editor import open_doc, type_text
-
-INFO, EDIT = "steadyhand.info", "steadyhand.edit"
 
 informer = client_with({"denyGlobs": ["*.key"]})
 editor_client = client_with({"denyGlobs": ["*.key"]}, editor=True)

@@ -17,10 +17,9 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, LIST
 from tests.conftest import call, call_raw, client_with, init_params, server_config
 from tests.editor import open_doc, type_text
-
-LIST, READ, EDIT = "steadyhand.list", "steadyhand.read", "steadyhand.edit"
 
 #: The home folder of the servers started here: git's global excludes are read from it.
 HOME = Path(tempfile.mkdtemp(prefix="steadyhand-list-home-"))

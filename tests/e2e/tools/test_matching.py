@@ -7,15 +7,10 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, READ, WRITE
+from steadyhand.protocol.commands import MULTI_EDIT as MULTI
 from tests.conftest import call, client_with
 from tests.editor import EditorState, open_doc, settle
-
-READ, EDIT, WRITE, MULTI = (
-    "steadyhand.read",
-    "steadyhand.edit",
-    "steadyhand.write",
-    "steadyhand.multiEdit",
-)
 
 
 def edits(*pairs: tuple[str, str]) -> list[dict[str, object]]:

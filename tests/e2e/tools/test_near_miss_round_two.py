@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, READ
+from steadyhand.protocol.commands import MULTI_EDIT as MULTI
 from tests.conftest import call
-
-READ, EDIT, MULTI = "steadyhand.read", "steadyhand.edit", "steadyhand.multiEdit"
 
 
 def renumber(text: str) -> str:

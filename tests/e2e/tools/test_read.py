@@ -12,9 +12,8 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, READ, WRITE
 from tests.conftest import call
-
-READ = "steadyhand.read"
 
 
 async def test_numbered_output_cat_n_style(client: LanguageClient, workspace: Path) -> None:
@@ -105,9 +104,7 @@ async def test_read_after_agent_change_returns_content(
 ) -> None:
     (workspace / "c.txt").write_text("alpha\n")
     await call(client, READ, file_path="c.txt")
-    e = await call(
-        client, "steadyhand.edit", file_path="c.txt", old_string="alpha", new_string="beta"
-    )
+    e = await call(client, EDIT, file_path="c.txt", old_string="alpha", new_string="beta")
     assert e["ok"]
     r = await call(client, READ, file_path="c.txt")
     assert r["type"] == "text" and "beta" in r["message"]
@@ -194,7 +191,7 @@ async def test_fifo_and_socket_refused(
         s.bind("s.sock")
         r2 = await call(client, READ, file_path="s.sock")
         assert r2["error"] == "not_regular_file"
-        w = await call(client, "steadyhand.write", file_path="pipe", content="x")
+        w = await call(client, WRITE, file_path="pipe", content="x")
         assert w["error"] == "not_regular_file"
     finally:
         s.close()
@@ -226,6 +223,7 @@ def _peak_rss_kb(pid: int) -> int:
     return 0
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 @pytest.mark.skipif(sys.platform != "linux", reason="reads the server's peak memory in /proc")
 async def test_huge_log_ranged_read_bounded_memory(client: LanguageClient, workspace: Path) -> None:

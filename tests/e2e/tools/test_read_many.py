@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, READ
 from tests.conftest import call, call_raw, client_with
 from tests.editor import open_doc, type_text
-
-READ, EDIT = "steadyhand.read", "steadyhand.edit"
 
 reader = client_with({"denyGlobs": ["*.key"]})
 small = client_with({"maxReadBytes": 4096, "maxReadTokens": 2000})

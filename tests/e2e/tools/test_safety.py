@@ -11,9 +11,8 @@ import pytest_lsp
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, PING, READ, SESSION_CLOSE, SESSION_FORK, WRITE
 from tests.conftest import call, call_raw, client_with, init_params, server_config
-
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
 
 
 async def test_outside_workspace(client: LanguageClient, workspace: Path, tmp_path: Path) -> None:
@@ -134,7 +133,7 @@ async def test_session_fork_isolation_and_close(client: LanguageClient, workspac
     f = workspace / "f.txt"
     f.write_text("one\ntwo\n")
     await call(client, READ, file_path="f.txt", session="parent")
-    fork = await call(client, "steadyhand.session.fork", session="child", parent="parent")
+    fork = await call(client, SESSION_FORK, session="child", parent="parent")
     assert fork["ok"] and fork["files"] == 1
     # the child inherited the read: it may edit without reading
     e = await call(
@@ -146,7 +145,7 @@ async def test_session_fork_isolation_and_close(client: LanguageClient, workspac
         client, EDIT, file_path="f.txt", old_string="two", new_string="dos", session="parent"
     )
     assert p["error"] == "stale"
-    closed = await call(client, "steadyhand.session.close", session="child")
+    closed = await call(client, SESSION_CLOSE, session="child")
     assert closed["ok"] and closed["files"] == 1
     again = await call(
         client, EDIT, file_path="f.txt", old_string="uno", new_string="1", session="child"
@@ -167,7 +166,7 @@ async def test_a_forks_first_read_of_a_file_returns_its_content(
     )
     for name in ("a.txt", "nb.ipynb"):
         await call(client, READ, file_path=name, session="lead")
-    await call(client, "steadyhand.session.fork", session="helper", parent="lead")
+    await call(client, SESSION_FORK, session="helper", parent="lead")
     first = await call(client, READ, file_path="a.txt", session="helper")
     assert first["ok"] and first["type"] != "file_unchanged" and "beta" in first["message"]
     again = await call(client, READ, file_path="a.txt", session="helper")
@@ -276,4 +275,4 @@ async def test_file_that_never_ends_is_refused_not_read_for_ever(
     assert "kept growing while it was read" in whole["message"]
     ranged = await call(proc_client, READ, file_path="/proc/self/pagemap", offset=1, limit=1)
     assert ranged["ok"] is False and ranged["error"] == "too_large", ranged
-    assert (await call(proc_client, "steadyhand.ping"))["ok"] is True
+    assert (await call(proc_client, PING))["ok"] is True

@@ -13,15 +13,9 @@ import pytest
 import pytest_lsp
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, PING, SEARCH
 from tests.conftest import call, call_raw, client_with, init_params, server_config
 from tests.editor import open_doc, type_text
-
-SEARCH, READ, EDIT, PING = (
-    "steadyhand.search",
-    "steadyhand.read",
-    "steadyhand.edit",
-    "steadyhand.ping",
-)
 
 OPTIONS = {"denyGlobs": ["secrets", "*.pem"]}
 searcher = client_with(OPTIONS)

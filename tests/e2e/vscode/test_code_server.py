@@ -36,6 +36,8 @@ from typing import Any
 
 import pytest
 
+from steadyhand.protocol.commands import EDIT, READ, WRITE
+
 pytestmark = pytest.mark.timeout(1800)
 
 REPO = Path(__file__).resolve().parents[3]
@@ -314,8 +316,8 @@ def test_server_starts_from_bundled_package(scenario: dict[str, Any]) -> None:
     assert status["sitePackages"].startswith(s["globalStorage"]), (status, s["globalStorage"])
     # The interpreter of the machine-scoped setting, not a fallback found on PATH.
     assert status["python"] == _server_python(), status
-    assert sorted(s["registered"]) == ["steadyhand.edit", "steadyhand.read", "steadyhand.write"]
-    assert {"steadyhand.read", "steadyhand.edit", "steadyhand.write"} <= set(status["commands"])
+    assert sorted(s["registered"]) == [EDIT, READ, WRITE]
+    assert {READ, EDIT, WRITE} <= set(status["commands"])
     assert sorted(s["tools"]) == [
         "steadyhand_delete_file",
         "steadyhand_edit_file",
@@ -471,7 +473,7 @@ def test_an_agent_over_mcp_edits_the_open_buffer_and_never_saves_the_typing(
     assert after["buffer"] == "alpha\nBETA\ntyped, not saved\n", after
     assert after["dirty"] is True and after["disk"] == "alpha\nbeta\n", after
     # the activity view got both calls, marked as coming over MCP from the SDK's client
-    assert [e["command"] for e in s["events"]] == ["steadyhand.read", "steadyhand.edit"], s
+    assert [e["command"] for e in s["events"]] == [READ, EDIT], s
     assert all(e["client"] for e in s["events"]), s["events"]
 
 

@@ -102,6 +102,7 @@ def test_a_refusal_in_the_decoding_process_reaches_the_caller() -> None:
     assert exc.value.code is ErrorCode.UNREADABLE and exc.value.fields["reason"] == "corrupt"
 
 
+@pytest.mark.slow
 def test_the_time_limit_stops_the_work() -> None:
     data = shared_stream_pdf(20, 3_900_000)
     params = {"path": "slow.pdf", "pages": "1-20", "max_pages": 20, "text_cap": 100}
@@ -113,6 +114,7 @@ def test_the_time_limit_stops_the_work() -> None:
     assert exc.value.progress[0] == {"count": 20, "numbers": list(range(1, 21))}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="address-space limit: Linux")
 def test_the_memory_limit_stops_the_work() -> None:
     data = shared_stream_pdf(3, 3_900_000)
@@ -149,6 +151,7 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="no getrusage of children on Windows")
 @pytest.mark.parametrize("job", ["png", "png-ok", "pdf", "pdf-slow"])
 def test_the_decoding_process_stays_within_256_mib(job: str) -> None:
@@ -207,6 +210,7 @@ def _notebook_text(cells: int, source_lines: int, output_bytes: int, outputs: in
     return json.dumps(nb, indent=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("cells", "lines", "blob", "outputs"),
     [

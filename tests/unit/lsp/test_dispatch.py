@@ -16,6 +16,7 @@ import pytest
 
 from steadyhand.lsp.server import SteadyhandServer, create_server
 from steadyhand.lsp.transport import handle_body
+from steadyhand.protocol.commands import CREATE_DIRECTORY, EDIT, INFO, LIST, READ, SEARCH, WRITE
 from steadyhand.runtime.tasks import Resume
 
 
@@ -92,14 +93,14 @@ async def lane(tmp_path: Path) -> _Lane:
 async def test_a_call_that_never_waits_is_answered_before_handle_body_returns(
     lane: _Lane,
 ) -> None:
-    rid = lane.command("steadyhand.read", {"file_path": str(lane.ws / "a.txt")})
+    rid = lane.command(READ, {"file_path": str(lane.ws / "a.txt")})
     answer = lane.answer(rid)  # no turn of the event loop in between
     assert answer is not None and answer["result"]["ok"], lane.out.frames
     assert "two" in answer["result"]["message"]
     assert rid not in lane.server.protocol._request_futures
     # a refusal is an answer too, written at once
     rid = lane.command(
-        "steadyhand.edit",
+        EDIT,
         {"file_path": str(lane.ws / "nope.txt"), "old_string": "a", "new_string": "b"},
     )
     refused = lane.answer(rid)
@@ -125,12 +126,10 @@ async def test_a_call_that_waits_for_the_file_lock_is_answered_once_it_is_free(
     lane: _Lane,
 ) -> None:
     path = str(lane.ws / "a.txt")
-    first = lane.command("steadyhand.read", {"file_path": path})
+    first = lane.command(READ, {"file_path": path})
     assert lane.answer(first) is not None
     holder, release = await _hold_lock(lane, path)
-    rid = lane.command(
-        "steadyhand.edit", {"file_path": path, "old_string": "two", "new_string": "deux"}
-    )
+    rid = lane.command(EDIT, {"file_path": path, "old_string": "two", "new_string": "deux"})
     await asyncio.sleep(0.01)
     assert lane.answer(rid) is None  # still waiting for the lock
     assert rid in lane.server.protocol._request_futures  # so a cancel can find it
@@ -146,11 +145,9 @@ async def test_a_call_that_waited_sees_what_the_holder_did_to_the_path(lane: _La
     """What the path was when the call came in is looked at again after the wait: the
     holder may have deleted the file, or made one."""
     path = str(lane.ws / "a.txt")
-    lane.command("steadyhand.read", {"file_path": path})
+    lane.command(READ, {"file_path": path})
     holder, release = await _hold_lock(lane, path)
-    edit = lane.command(
-        "steadyhand.edit", {"file_path": path, "old_string": "two", "new_string": "deux"}
-    )
+    edit = lane.command(EDIT, {"file_path": path, "old_string": "two", "new_string": "deux"})
     os.unlink(path)  # while the edit waits
     release.set()
     await holder
@@ -158,7 +155,7 @@ async def test_a_call_that_waited_sees_what_the_holder_did_to_the_path(lane: _La
     assert gone["result"]["error"] == "not_found", gone
 
     holder, release = await _hold_lock(lane, path)
-    create = lane.command("steadyhand.write", {"file_path": path, "content": "mine\n"})
+    create = lane.command(WRITE, {"file_path": path, "content": "mine\n"})
     (lane.ws / "a.txt").write_text("theirs\n")  # made while the write waits
     release.set()
     await holder
@@ -170,11 +167,9 @@ async def test_a_call_that_waited_sees_what_the_holder_did_to_the_path(lane: _La
 
 async def test_a_waiting_call_can_be_cancelled_and_changes_nothing(lane: _Lane) -> None:
     path = str(lane.ws / "a.txt")
-    lane.command("steadyhand.read", {"file_path": path})
+    lane.command(READ, {"file_path": path})
     holder, release = await _hold_lock(lane, path)
-    rid = lane.command(
-        "steadyhand.edit", {"file_path": path, "old_string": "two", "new_string": "deux"}
-    )
+    rid = lane.command(EDIT, {"file_path": path, "old_string": "two", "new_string": "deux"})
     lane.send("$/cancelRequest", {"id": rid}, request=False)
     answer = await lane.wait_answer(rid)
     assert answer["error"]["code"] == -32800, answer
@@ -243,13 +238,13 @@ async def test_cancellation_and_errors_reach_the_started_coroutine() -> None:
 @pytest.mark.parametrize(
     ("name", "meant"),
     [
-        ("steadyhand.ls", "steadyhand.list"),
-        ("steadyhand.glob", "steadyhand.list"),
-        ("steadyhand.list_directory", "steadyhand.list"),
-        ("steadyhand.grep", "steadyhand.search"),
-        ("steadyhand.stat", "steadyhand.info"),
-        ("steadyhand.mkdir", "steadyhand.createDirectory"),
-        ("steadyhand.create_directory", "steadyhand.createDirectory"),
+        ("steadyhand.ls", LIST),
+        ("steadyhand.glob", LIST),
+        ("steadyhand.list_directory", LIST),
+        ("steadyhand.grep", SEARCH),
+        ("steadyhand.stat", INFO),
+        ("steadyhand.mkdir", CREATE_DIRECTORY),
+        ("steadyhand.create_directory", CREATE_DIRECTORY),
     ],
 )
 def test_other_names_of_the_workspace_tools(name: str, meant: str) -> None:

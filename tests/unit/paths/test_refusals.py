@@ -11,13 +11,11 @@ import pytest
 
 from steadyhand.lsp.dispatch import closest_command
 from steadyhand.paths.resolve import Roots, names_folder, resolve
-from steadyhand.protocol.commands import ALL_COMMANDS
+from steadyhand.protocol.commands import ALL_COMMANDS, MULTI_EDIT, READ, WRITE
+from steadyhand.protocol.commands import SESSION_FORK as FORK
 from steadyhand.protocol.errors import ToolError
 from steadyhand.protocol.params import suggest
 from steadyhand.protocol.results import failure
-
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
-FORK, CLOSE = "steadyhand.session.fork", "steadyhand.session.close"
 
 
 def _roots(ws: Path) -> Roots:
@@ -89,15 +87,15 @@ def test_refusals_name_a_next_step(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "meant"),
     [
-        ("steadyhand.Read", "steadyhand.read"),
-        ("Steadyhand.Write", "steadyhand.write"),
-        ("STEADYHAND.multiedit", "steadyhand.multiEdit"),
-        ("steadyhand.READ", "steadyhand.read"),
-        ("read", "steadyhand.read"),
-        ("steadyhand.view", "steadyhand.read"),
-        ("steadyhand.multi_edit", "steadyhand.multiEdit"),
-        ("steadyhand.reed", "steadyhand.read"),
-        ("steadyhand.session_fork", "steadyhand.session.fork"),
+        ("steadyhand.Read", READ),
+        ("Steadyhand.Write", WRITE),
+        ("STEADYHAND.multiedit", MULTI_EDIT),
+        ("steadyhand.READ", READ),
+        ("read", READ),
+        ("steadyhand.view", READ),
+        ("steadyhand.multi_edit", MULTI_EDIT),
+        ("steadyhand.reed", READ),
+        ("steadyhand.session_fork", FORK),
         ("steadyhand.zzzzzz", None),
     ],
 )

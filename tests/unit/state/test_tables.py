@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import string
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -84,7 +85,7 @@ class TableMatchesAnLruDict(RuleBasedStateMachine):
             assert path in self.table
 
 
-TestTableMatchesAnLruDict = TableMatchesAnLruDict.TestCase
+TestTableMatchesAnLruDict = pytest.mark.slow(TableMatchesAnLruDict.TestCase)
 TestTableMatchesAnLruDict.settings = settings(max_examples=150, stateful_step_count=60)
 
 

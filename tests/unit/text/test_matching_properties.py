@@ -176,6 +176,7 @@ endings = st.sampled_from(["\n", "\r\n", "\r"])
 encodings = st.sampled_from(["utf-8", "utf-8-sig", "utf-16-le", "utf-16-be"])
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.lists(st.tuples(line, endings), min_size=1, max_size=10), encodings, st.data())
 def test_line_endings_bom_and_encoding_round_trip(

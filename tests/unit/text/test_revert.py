@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -69,6 +70,7 @@ def test_a_change_that_changed_nothing_leaves_the_text_as_it_is(after: str, curr
     assert out == Reverted(current, ())
 
 
+@pytest.mark.slow
 @settings(max_examples=1500)
 @given(texts(), texts(), texts())
 def test_a_merge_never_drops_a_later_edit(before: str, after: str, current: str) -> None:

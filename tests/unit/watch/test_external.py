@@ -1,5 +1,5 @@
 """Unit tests for changes behind the agent's back and open editor buffers (the end-to-end
-ones are in tests/e2e/test_editor_and_disk.py): a watcher notice about a large file is
+ones are in tests/e2e/apply/test_editor_and_disk.py): a watcher notice about a large file is
 decided from its size and time without reading it, records already marked are not looked
 at again, a buffer goes to disk in the file's own line endings, and a ranged read's
 record compares with a buffer of the same disk bytes."""
@@ -25,9 +25,6 @@ from steadyhand.text.encoding import UTF8
 from steadyhand.text.splices import Splice, apply_splices
 from steadyhand.watch import external as external_mod
 from steadyhand.world import Change
-
-READ, EDIT = "steadyhand.read", "steadyhand.edit"
-FILE_CHANGED = "steadyhand/fileChanged"
 
 
 def _bare_server(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[Any], list[str]]:

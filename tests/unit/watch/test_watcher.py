@@ -118,8 +118,17 @@ async def test_missed_events_have_every_watched_root_checked_again(tmp_path: Pat
         w.ensure([str(tmp_path)])
         await _ready(w, tmp_path / "probe.txt", seen)
         seen.clear()
-        for i in range(limit // 2 + 100):  # two events or more each, while nobody reads
-            (tmp_path / f"gen{i % 50}.o").write_text("x")
+        # More events than the queue holds, while nobody reads: one write each, to two
+        # files in turn (the kernel merges an event only with the same one just before).
+        # Appending, not rewriting: a rewrite truncates, which makes ext4 flush the file
+        # on close, milliseconds apiece.
+        fds = [os.open(tmp_path / f"gen{i}.o", os.O_WRONLY | os.O_CREAT, 0o600) for i in (0, 1)]
+        try:
+            for i in range(limit + 100):
+                os.write(fds[i % 2], b"x")
+        finally:
+            for fd in fds:
+                os.close(fd)
         await _until(seen, (str(tmp_path), "folder"))
     finally:
         w.stop()

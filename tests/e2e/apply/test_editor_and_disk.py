@@ -20,6 +20,7 @@ from pygls.exceptions import JsonRpcInternalError
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import captured_exception_key
 
+from steadyhand.protocol.commands import EDIT, FILE_CHANGED, PING, READ, SAVE_DOCUMENTS
 from steadyhand.watch import external as external_mod
 from tests.conftest import call, init_params, server_config
 from tests.editor import (
@@ -32,9 +33,6 @@ from tests.editor import (
     settle,
     type_text,
 )
-
-READ, EDIT = "steadyhand.read", "steadyhand.edit"
-FILE_CHANGED = "steadyhand/fileChanged"
 
 
 def _start(
@@ -49,7 +47,7 @@ def _start(
         state = EditorState()
         install(lsp_client, state)
         if handlers is not None:
-            for method in ("workspace/applyEdit", "steadyhand/saveDocuments"):
+            for method in ("workspace/applyEdit", SAVE_DOCUMENTS):
                 lsp_client.protocol.fm._features.pop(method, None)
             handlers(lsp_client, state)
         lsp_client.editor = state  # type: ignore[attr-defined]
@@ -63,7 +61,7 @@ def _start(
 
 async def _wait_watching(client: LanguageClient) -> None:
     for _ in range(100):
-        if (await call(client, "steadyhand.ping"))["watcher"]["state"] == "watching":
+        if (await call(client, PING))["watcher"]["state"] == "watching":
             return
         await asyncio.sleep(0.05)
     raise AssertionError("the watcher did not start")
@@ -90,7 +88,7 @@ def _save_null(client: LanguageClient, state: EditorState) -> None:
             _did_change(client, dc.text_document.uri, buf)
         return types.ApplyWorkspaceEditResult(applied=True)
 
-    @client.feature("steadyhand/saveDocuments")
+    @client.feature(SAVE_DOCUMENTS)
     def save(params: Any) -> None:
         return None
 
@@ -514,7 +512,7 @@ async def test_file_events_are_registered_for_and_nothing_is_watched_before_a_re
         await asyncio.sleep(0.05)
     regs: list[types.Registration] = file_events_editor.registrations  # type: ignore[attr-defined]
     assert [r.method for r in regs] == [types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
-    ping = await call(file_events_editor, "steadyhand.ping")
+    ping = await call(file_events_editor, PING)
     assert ping["watcher"]["state"] == "idle", ping
 
 

@@ -10,12 +10,11 @@ import pytest
 from pytest_lsp import LanguageClient
 
 from steadyhand.fs import reader
+from steadyhand.protocol.commands import EDIT, READ, WRITE
 from steadyhand.protocol.errors import ToolError
 from steadyhand.state.hashing import content_hash
 from steadyhand.text.lines import split_lines, to_view
 from tests.conftest import call, client_with
-
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
 
 TEXT = "".join(
     f"línea {i} “q” 🎉" + ("\r\n" if i % 3 else "\n") if i % 7 else f"r{i}\r" for i in range(1, 400)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, READ
 from tests.conftest import call, client_with
 
 deny = client_with({"denyGlobs": ["secrets/", "**/*.{pem,key}", "/private/**", "[z-a]", "[]x]"]})
@@ -21,10 +22,10 @@ async def test_deny_forms_end_to_end(deny: LanguageClient, workspace: Path) -> N
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text("TOP SECRET\n")
     for rel in ("secrets/token.txt", "certs/server.pem", "private/notes.txt"):
-        r = await call(deny, "steadyhand.read", file_path=rel)
+        r = await call(deny, READ, file_path=rel)
         assert r["ok"] is False and r["error"] == "denied", (rel, r)
     # The bad pattern was dropped: the other tools keep working.
-    r = await call(deny, "steadyhand.read", file_path="ok.txt")
+    r = await call(deny, READ, file_path="ok.txt")
     assert r["ok"], r
 
 
@@ -33,15 +34,11 @@ async def test_a_bad_protected_glob_does_not_break_edits(
 ) -> None:
     (workspace / "a.txt").write_text("one\n")
     (workspace / "b.lock").write_text("two\n")
-    await call(protect, "steadyhand.read", file_path="a.txt")
-    e = await call(
-        protect, "steadyhand.edit", file_path="a.txt", old_string="one", new_string="uno"
-    )
+    await call(protect, READ, file_path="a.txt")
+    e = await call(protect, EDIT, file_path="a.txt", old_string="one", new_string="uno")
     assert e["ok"], e
-    await call(protect, "steadyhand.read", file_path="b.lock")
-    p = await call(
-        protect, "steadyhand.edit", file_path="b.lock", old_string="two", new_string="dos"
-    )
+    await call(protect, READ, file_path="b.lock")
+    p = await call(protect, EDIT, file_path="b.lock", old_string="two", new_string="dos")
     assert p["ok"] is False and p["error"] == "protected"
 
 
@@ -51,11 +48,11 @@ async def test_workspace_files_are_protected_by_default(
     f = workspace / "sub" / "team.code-workspace"
     f.parent.mkdir()
     f.write_text('{"settings": {}}\n')
-    r = await call(client, "steadyhand.read", file_path="sub/team.code-workspace")
+    r = await call(client, READ, file_path="sub/team.code-workspace")
     assert r["ok"], r
     w = await call(
         client,
-        "steadyhand.edit",
+        EDIT,
         file_path="sub/team.code-workspace",
         old_string="{}",
         new_string='{"x": 1}',

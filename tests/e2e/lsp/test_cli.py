@@ -12,6 +12,7 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 from steadyhand import __version__
+from steadyhand.protocol.commands import READ
 
 
 def test_version() -> None:
@@ -64,9 +65,7 @@ async def test_tcp_serving(tmp_path: Path) -> None:
         )
         client.initialized(types.InitializedParams())
         result = await client.workspace_execute_command_async(
-            types.ExecuteCommandParams(
-                command="steadyhand.read", arguments=[{"file_path": "t.txt"}]
-            )
+            types.ExecuteCommandParams(command=READ, arguments=[{"file_path": "t.txt"}])
         )
         assert result["ok"] and "over tcp" in result["message"]
         await client.shutdown_async(None)

@@ -20,10 +20,9 @@ from pathlib import Path
 import pytest
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, HISTORY, READ, UNDO, WRITE
 from tests.conftest import call, client_with
 from tests.editor import EditorState, open_doc, settle
-
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
 
 
 def _fusermount() -> str:
@@ -182,9 +181,9 @@ async def test_history_of_a_file_answers_every_spelling(
     assert (await call(plain, READ, file_path="log.txt"))["ok"]
     assert (await call(plain, EDIT, file_path="LOG.txt", old_string="a", new_string="b"))["ok"]
     for spelling in ("Log.txt", "log.TXT"):
-        h = await call(plain, "steadyhand.history", file_path=spelling)
+        h = await call(plain, HISTORY, file_path=spelling)
         assert h["ok"] and len(h["versions"]) == 1, (spelling, h)
-    r = await call(plain, "steadyhand.undo", file_path="LOG.TXT")
+    r = await call(plain, UNDO, file_path="LOG.TXT")
     assert r["ok"], r
     assert (workspace / "Log.txt").read_text() == "a\n"
 

@@ -12,15 +12,10 @@ from pathlib import Path
 
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, HISTORY, READ, WRITE
 from tests.conftest import call, client_with
 from tests.editor import open_doc, settle
 
-READ, EDIT, WRITE, HISTORY = (
-    "steadyhand.read",
-    "steadyhand.edit",
-    "steadyhand.write",
-    "steadyhand.history",
-)
 CAP = 256 * 1024  # maxReadBytes by default
 #: What an answer carries besides the window's text (fields, the note), generously.
 SLACK = 4096

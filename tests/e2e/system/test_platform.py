@@ -7,13 +7,14 @@ import sys
 
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import PING
 from tests.conftest import call
 
 _EXPECTED = {"linux": "linux", "darwin": "macos", "win32": "windows"}
 
 
 async def test_ping_names_the_system_and_its_mechanisms(client: LanguageClient) -> None:
-    status = await call(client, "steadyhand.ping")
+    status = await call(client, PING)
     platform = status["platform"]
     emulated = os.environ.get("STEADYHAND_EMULATE") == "macos"
     assert platform["os"] == ("macos" if emulated else _EXPECTED.get(sys.platform, sys.platform))

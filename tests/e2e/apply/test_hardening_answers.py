@@ -12,11 +12,10 @@ from typing import Any
 import pytest
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, READ, SAVE_DOCUMENTS
 from tests.conftest import call, client_with
 from tests.editor import open_doc, settle
 from tests.torture.harness import Server
-
-READ, EDIT = "steadyhand.read", "steadyhand.edit"
 
 #: Answers to workspace/applyEdit that LSP does not allow.
 MALFORMED_APPLY = {
@@ -182,7 +181,7 @@ async def test_a_save_answer_with_a_malformed_envelope_is_not_saved_at_once(
 ) -> None:
     answers = {
         "workspace/applyEdit": {"result": {"applied": True}},
-        "steadyhand/saveDocuments": {},  # neither result nor error
+        SAVE_DOCUMENTS: {},  # neither result nor error
     }
     server, f = await _raw_server(tmp_path, answers)
     try:

@@ -12,13 +12,12 @@ from pathlib import Path
 
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import CHECKPOINT, EDIT, READ, REWIND, WRITE
+from steadyhand.protocol.commands import NOTEBOOK_EDIT as NB_EDIT
+from steadyhand.protocol.commands import SESSION_FORK as FORK
 from tests.conftest import call, client_with
 from tests.editor import open_doc, settle
 from tests.secret_samples import make
-
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
-FORK, NB_EDIT = "steadyhand.session.fork", "steadyhand.notebookEdit"
-CHECKPOINT, REWIND = "steadyhand.checkpoint", "steadyhand.rewind"
 
 plain = client_with()
 few_sessions = client_with({"maxSessions": 10})

@@ -28,13 +28,14 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, FILE_CHANGED, PING, READ, UNDO, WRITE
+from steadyhand.protocol.commands import MULTI_EDIT as MULTI
+from steadyhand.protocol.commands import NOTEBOOK_EDIT as NB_EDIT
+from steadyhand.protocol.commands import SESSION_CLOSE as CLOSE
+from steadyhand.protocol.commands import SESSION_FORK as FORK
 from tests.conftest import call, client_with, server_config
 
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
-MULTI, NB_EDIT, UNDO = "steadyhand.multiEdit", "steadyhand.notebookEdit", "steadyhand.undo"
-FORK, CLOSE = "steadyhand.session.fork", "steadyhand.session.close"
 SECRET = "SECRET-CANARY-7f3a"
-FILE_CHANGED = "steadyhand/fileChanged"
 
 
 # -- 1. a hard link swapped in between the path check and the open ---------------------
@@ -88,12 +89,14 @@ def _swapping(pairs: list[tuple[Path, bytes, Path]]) -> Iterator[Callable[[], in
 large = client_with({"maxReadBytes": 10})
 
 
+@pytest.mark.slow
 async def test_hard_link_swapped_in_after_the_check_never_leaks(
     client: LanguageClient, workspace: Path, tmp_path: Path
 ) -> None:
     await _hard_link_race(client, workspace, tmp_path)
 
 
+@pytest.mark.slow
 async def test_hard_link_swapped_in_never_leaks_through_large_file_reads(
     large: LanguageClient, workspace: Path, tmp_path: Path
 ) -> None:
@@ -316,7 +319,7 @@ async def test_watcher_never_opens_a_fifo_put_in_place_of_a_tracked_file(
     f.write_text("tracked\n")
     assert (await call(watched, READ, file_path="tracked.txt"))["ok"]
     for _ in range(100):
-        if (await call(watched, "steadyhand.ping"))["watcher"]["state"] == "watching":
+        if (await call(watched, PING))["watcher"]["state"] == "watching":
             break
         await asyncio.sleep(0.05)
     fifo = workspace / ".swap-fifo"

@@ -13,6 +13,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, READ, WRITE
 from tests.conftest import call, init_params, server_config
 from tests.editor import (
     EditorState,
@@ -23,8 +24,6 @@ from tests.editor import (
     settle,
     type_text,
 )
-
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
 
 
 def _start(encodings: list[str] | None = None):  # type: ignore[no-untyped-def]

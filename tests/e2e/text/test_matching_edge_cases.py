@@ -6,9 +6,8 @@ from pathlib import Path
 
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, READ
 from tests.conftest import call
-
-READ, EDIT = "steadyhand.read", "steadyhand.edit"
 
 
 async def edit(client: LanguageClient, f: Path, old: str, new: str) -> dict[str, object]:

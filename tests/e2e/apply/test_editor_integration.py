@@ -7,10 +7,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, NOTEBOOK_EDIT, READ, UNDO, WRITE
 from tests.conftest import call, init_params, server_config
 from tests.editor import (
     EditorState,
@@ -21,8 +23,6 @@ from tests.editor import (
     settle,
     type_text,
 )
-
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
 
 
 def _start(
@@ -226,7 +226,7 @@ async def test_mixed_endings_in_an_open_document_agree_with_the_disk(
     await call(plain_editor, READ, file_path="m.ipynb")
     e = await call(
         plain_editor,
-        "steadyhand.notebookEdit",
+        NOTEBOOK_EDIT,
         file_path="m.ipynb",
         cell_id="c1",
         new_source="line one\nline TWO",
@@ -371,6 +371,7 @@ async def test_closed_file_goes_to_disk_directly(editor: LanguageClient, workspa
     assert c["ok"] and st.applied == [] and (workspace / "brand/new.txt").read_text() == "n\n"
 
 
+@pytest.mark.slow
 async def test_watcher_marks_stale_and_notifies(editor: LanguageClient, workspace: Path) -> None:
     f = workspace / "watched.txt"
     f.write_text("v1\n")
@@ -465,6 +466,7 @@ async def test_typing_right_after_an_agent_edit_is_never_saved(
     assert again["error"] == "stale", again
 
 
+@pytest.mark.slow
 async def test_an_edit_the_editor_has_not_reported_yet_saves_no_typing(
     editor: LanguageClient, workspace: Path
 ) -> None:
@@ -594,7 +596,7 @@ async def test_a_failed_undo_of_a_creation_leaves_later_deletions_reported(
     st = state_of(failing_delete)
     made = await call(failing_delete, WRITE, file_path="new.txt", content="agent text\n")
     assert made["ok"], made
-    undo = await call(failing_delete, "steadyhand.undo", file_path="new.txt")
+    undo = await call(failing_delete, UNDO, file_path="new.txt")
     assert undo["ok"] is False and undo["error"] == "io_error", undo
     f = workspace / "new.txt"
     assert f.read_text() == "agent text\n"

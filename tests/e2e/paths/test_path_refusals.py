@@ -10,11 +10,10 @@ import pytest
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, READ, WRITE
+from steadyhand.protocol.commands import SESSION_CLOSE as CLOSE
+from steadyhand.protocol.commands import SESSION_FORK as FORK
 from tests.conftest import call, call_raw
-
-READ, EDIT, WRITE = "steadyhand.read", "steadyhand.edit", "steadyhand.write"
-FORK, CLOSE = "steadyhand.session.fork", "steadyhand.session.close"
-
 
 # -- trailing slash --------------------------------------------------------------------
 
@@ -50,7 +49,7 @@ async def test_unknown_command_end_to_end(client: LanguageClient) -> None:
     with pytest.raises(JsonRpcInvalidParams) as exc:
         await call_raw(client, "steadyhand.Read", [{"file_path": "a.txt"}])
     assert "Did you mean `steadyhand.read`?" in str(exc.value)
-    assert exc.value.data == {"field": "command", "suggestion": "steadyhand.read"}
+    assert exc.value.data == {"field": "command", "suggestion": READ}
     for args in ([{"session": "x", "parent_session": "default"}],
                  [{"session": "x", "parentSession": "default"}]):  # fmt: skip
         with pytest.raises(JsonRpcInvalidParams) as exc:

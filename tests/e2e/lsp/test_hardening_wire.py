@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
+from steadyhand.protocol import commands
 from tests.torture.harness import SERVE, Server, frame
 
 EXECUTE = "workspace/executeCommand"
-PING = {"command": "steadyhand.ping"}
+PING = {"command": commands.PING}
 
 #: Frames whose header does not give a usable length, each followed by a body.
 BAD_FRAMES = {
@@ -167,7 +168,7 @@ async def test_requests_after_shutdown_fail_with_invalid_request(tmp_path: Path)
         # a second shutdown: each is answered InvalidRequest, at once
         for method, params in [
             (EXECUTE, PING),
-            (EXECUTE, {"command": "steadyhand.read", "arguments": [{"file_path": "a.txt"}]}),
+            (EXECUTE, {"command": commands.READ, "arguments": [{"file_path": "a.txt"}]}),
             ("textDocument/hover", {"textDocument": {"uri": "file:///x"}, "position": {}}),
             ("shutdown", None),
         ]:
@@ -192,7 +193,7 @@ async def test_a_tool_cannot_run_after_shutdown(tmp_path: Path) -> None:
         answer = await server.request(
             EXECUTE,
             {
-                "command": "steadyhand.write",
+                "command": commands.WRITE,
                 "arguments": [{"file_path": "new.txt", "content": "x"}],
             },
             timeout=10,

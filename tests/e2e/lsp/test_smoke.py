@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pytest_lsp import LanguageClient
 
-from steadyhand.protocol.commands import ALL_COMMANDS
+from steadyhand.protocol.commands import ALL_COMMANDS, PING, READ
 from tests.conftest import call, client_with
 
 
@@ -18,22 +18,22 @@ async def test_advertises_commands(client: LanguageClient) -> None:
 
 
 async def test_ping(client: LanguageClient) -> None:
-    result = await call(client, "steadyhand.ping")
+    result = await call(client, PING)
     assert result["ok"] is True and result["message"] == "pong"
 
 
 async def test_ping_tells_where_watching_stands(client: LanguageClient, workspace: Path) -> None:
     """Watching starts with the first read and covers every folder of the workspace."""
-    before = await call(client, "steadyhand.ping")
+    before = await call(client, PING)
     assert before["watcher"] == {"state": "idle", "folders": 0}
     for sub in ("a", "a/b", "c"):
         (workspace / sub).mkdir()
     (workspace / "a" / "b" / "f.txt").write_text("x\n")
-    assert (await call(client, "steadyhand.read", file_path="a/b/f.txt"))["ok"]
+    assert (await call(client, READ, file_path="a/b/f.txt"))["ok"]
     status: dict[str, object] = {}
     ping: dict[str, object] = {}
     for _ in range(250):  # the set-up runs in the background
-        ping = await call(client, "steadyhand.ping")
+        ping = await call(client, PING)
         status = ping["watcher"]
         if status["state"] != "starting":
             break
@@ -49,6 +49,6 @@ unwatched = client_with({"watch": False})
 
 async def test_ping_says_when_watching_is_off(unwatched: LanguageClient, workspace: Path) -> None:
     (workspace / "f.txt").write_text("x\n")
-    assert (await call(unwatched, "steadyhand.read", file_path="f.txt"))["ok"]
-    status = (await call(unwatched, "steadyhand.ping"))["watcher"]
+    assert (await call(unwatched, READ, file_path="f.txt"))["ok"]
+    status = (await call(unwatched, PING))["watcher"]
     assert status == {"state": "off", "folders": 0}
