@@ -10,23 +10,20 @@ from pathlib import Path
 
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import (
+    CHANGE,
+    CHANGES,
+    CHECKPOINT,
+    DELETE,
+    EDIT,
+    HISTORY,
+    MOVE,
+    READ,
+    REWIND,
+    UNDO,
+    WRITE,
+)
 from tests.conftest import call, client_with
-
-MOVE, DELETE, READ, EDIT, WRITE, UNDO = (
-    "steadyhand.move",
-    "steadyhand.delete",
-    "steadyhand.read",
-    "steadyhand.edit",
-    "steadyhand.write",
-    "steadyhand.undo",
-)
-CHANGES, CHANGE, HISTORY, CHECKPOINT, REWIND = (
-    "steadyhand.changes",
-    "steadyhand.change",
-    "steadyhand.history",
-    "steadyhand.checkpoint",
-    "steadyhand.rewind",
-)
 
 c = client_with()
 

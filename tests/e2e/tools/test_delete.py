@@ -10,14 +10,9 @@ from pathlib import Path
 
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import DELETE, READ, UNDO
+from steadyhand.protocol.commands import SESSION_FORK as FORK
 from tests.conftest import call, client_with
-
-DELETE, READ, FORK, UNDO = (
-    "steadyhand.delete",
-    "steadyhand.read",
-    "steadyhand.session.fork",
-    "steadyhand.undo",
-)
 
 deleter = client_with({"denyGlobs": ["**/*.secret"], "maxDeleteFiles": 4})
 

@@ -13,14 +13,9 @@ import pytest
 import pytest_lsp
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import EDIT, MOVE, READ
+from steadyhand.protocol.commands import SESSION_FORK as FORK
 from tests.conftest import call, client_with, init_params, server_config
-
-MOVE, READ, EDIT, FORK = (
-    "steadyhand.move",
-    "steadyhand.read",
-    "steadyhand.edit",
-    "steadyhand.session.fork",
-)
 
 mover = client_with({"denyGlobs": ["**/secret*"], "maxMoveFiles": 5})
 

@@ -12,16 +12,9 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from steadyhand.protocol.commands import DELETE, EDIT, FILE_CHANGED, MOVE, READ, UNDO
 from tests.conftest import call, init_params, server_config
 from tests.editor import EditorState, editor_capabilities, install, open_doc, settle, type_text
-
-MOVE, DELETE, READ, EDIT, UNDO = (
-    "steadyhand.move",
-    "steadyhand.delete",
-    "steadyhand.read",
-    "steadyhand.edit",
-    "steadyhand.undo",
-)
 
 
 def _editor(**caps: bool):  # type: ignore[no-untyped-def]
@@ -194,7 +187,7 @@ async def test_a_move_is_never_reported_as_a_change_behind_the_agents_back(
     assert (await call(vscode_like, MOVE, source_path="f/a.txt", destination_path="g.txt"))["ok"]
     assert (await call(vscode_like, MOVE, source_path="f", destination_path="h"))["ok"]
     await asyncio.sleep(1.0)  # the watcher's events have come by now
-    changed = [p for m, p in state.notifications if m == "steadyhand/fileChanged"]
+    changed = [p for m, p in state.notifications if m == FILE_CHANGED]
     assert changed == [], changed
     # and the records are fresh where the files are now
     for path in ("g.txt", "h/b.txt"):

@@ -306,7 +306,7 @@ def test_a_hidden_parameter_is_not_offered_and_every_other_is() -> None:
 
 
 #: Tools that change the tree (move, delete): their results carry no diff of a text.
-_TREE_TOOLS = {"steadyhand.move", "steadyhand.delete"}
+_TREE_TOOLS = {commands.MOVE, commands.DELETE}
 
 
 def test_every_changing_tool_offers_include_diff_on_every_face() -> None:
