@@ -79,7 +79,9 @@ def test_only_the_disk_layer_writes_and_deletes_files() -> None:
 
 
 def test_changes_reach_the_world_only_through_the_mutation_kernel() -> None:
-    assert _callers(_on_world("apply", "delete")) == {"tools/mutation.py"}
+    assert _callers(_on_world("apply", "delete", "move", "remove", "restore")) == {
+        "tools/mutation.py"
+    }
     assert _callers(_on_world("stage", "unstage")) == {"tools/mutation.py"}
     assert _callers(_on_world("make_folders")) == {"tools/mutation.py"}
     # a change to the tree too: a move, a deletion of files and folders, its undo
