@@ -36,6 +36,8 @@ TOOLS = {
     "get_file_info",
     "create_directory",
     "read_multiple_files",
+    "move_file",
+    "delete_file",
 }
 
 
@@ -150,7 +152,7 @@ async def test_bad_arguments_are_tool_errors_naming_the_field(
         missing = await s.call_tool("edit_file", {"file_path": "app.py", "old_string": "x"})
         typed = await s.call_tool("read_file", {"file_path": "app.py", "limit": "ten"})
         with pytest.raises(MCPError) as unknown:
-            await s.call_tool("delete_file", {"file_path": "app.py"})
+            await s.call_tool("erase_file", {"file_path": "app.py"})
     for result, field, words in (
         (wrong, "path", "Did you mean `file_path`?"),
         (missing, "new_string", "Missing required parameter `new_string`"),
