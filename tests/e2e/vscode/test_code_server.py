@@ -477,6 +477,32 @@ def test_an_agent_over_mcp_edits_the_open_buffer_and_never_saves_the_typing(
     assert all(e["client"] for e in s["events"]), s["events"]
 
 
+def test_vscode_renamefile_keeps_a_dirty_document_unsaved_under_its_new_name(
+    scenario: dict[str, Any],
+) -> None:
+    # What the extension's `renameKeepsUnsaved` capability relies on, with no Steadyhand in between.
+    s = _step(scenario, "moveUnsaved")["vscodeRename"]
+    assert s["dirtyBefore"] is True and s["applied"] is True, s
+    assert s["newOpen"] and s["keepsTyping"] and s["newDirty"] is True, s
+    assert s["newDisk"] == "probe: saved line\n", s
+    assert not s["oldExists"] and not s["oldDocOpen"], s
+
+
+def test_moving_an_open_file_carries_the_unsaved_typing_to_the_new_tab_unsaved(
+    scenario: dict[str, Any],
+) -> None:
+    s = _step(scenario, "moveUnsaved")
+    assert s["dirtyBefore"] is True, s
+    assert not s["text"].startswith("Error"), s["text"]
+    after = s["after"]
+    assert after["newOpen"] and after["newTab"], after
+    assert after["keepsTyping"], after
+    assert after["newDirty"] is True, "the moved document must stay unsaved"
+    # the disk holds the saved bytes under the new name, none of the typing
+    assert after["newDisk"] == "notes: saved by the user\nsecond saved line\n", after
+    assert not after["oldExists"] and not after["oldDocOpen"] and not after["oldTab"], after
+
+
 def test_crashed_server_is_restarted(scenario: dict[str, Any]) -> None:
     s = _step(scenario, "crashRestart")
     assert s["killed"], "the driver found no server process to kill"

@@ -434,6 +434,71 @@ async function activate(context) {
     };
   });
 
+  // A move of an open file with unsaved typing: the typing goes with the tab to the new name,
+  // still unsaved; the disk at the new path holds the saved bytes, the old path is gone. First
+  // VS Code's own RenameFile on a dirty document (what the extension's capability relies on),
+  // then the agent's move tool.
+  await step('moveUnsaved', async () => {
+    const tabsOf = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs)
+      .filter((t) => t.input instanceof vscode.TabInputText).map((t) => t.input.uri.fsPath);
+    const docAt = (p) => vscode.workspace.textDocuments.find((d) => d.uri.fsPath === p && !d.isClosed);
+    const typeAtStart = async (doc, text) => {
+      const ed = await vscode.window.showTextDocument(doc, { preview: false });
+      ed.selection = new vscode.Selection(0, 0, 0, 0);
+      await vscode.commands.executeCommand('type', { text });
+      await sleep(300);
+    };
+    const observe = async (from, to, saved, typed) => {
+      const doc = await waitFor(() => docAt(to), 5000);
+      await sleep(1500); // an editor that saves on a move would have written by now
+      return {
+        newOpen: !!doc, newText: doc ? doc.getText() : null, newDirty: doc ? doc.isDirty : null,
+        keepsTyping: !!doc && doc.getText() === typed + saved,
+        newDisk: disk(to), oldExists: fs.existsSync(from), oldDocOpen: !!docAt(from),
+        newTab: tabsOf().includes(to), oldTab: tabsOf().includes(from),
+      };
+    };
+    const cleanUp = async (p) => {
+      const doc = docAt(p);
+      if (doc) {
+        await vscode.window.showTextDocument(doc, { preview: false });
+        await vscode.commands.executeCommand('workbench.action.files.revert');
+        await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      }
+    };
+
+    // VS Code's own workspace.applyEdit with a RenameFile, no Steadyhand in between.
+    const pSaved = 'probe: saved line\n';
+    const pFrom = P('probe-before.txt');
+    const pTo = P('probe-after.txt');
+    fs.writeFileSync(pFrom, pSaved);
+    const pDoc = await vscode.workspace.openTextDocument(pFrom);
+    await typeAtStart(pDoc, 'probe typing\n');
+    const pDirtyBefore = pDoc.isDirty;
+    const we = new vscode.WorkspaceEdit();
+    we.renameFile(vscode.Uri.file(pFrom), vscode.Uri.file(pTo));
+    const pApplied = await vscode.workspace.applyEdit(we);
+    const vscodeRename = { dirtyBefore: pDirtyBefore, applied: pApplied, ...(await observe(pFrom, pTo, pSaved, 'probe typing\n')) };
+    await cleanUp(pTo);
+
+    // The agent reads the file, the user types without saving, the agent moves it.
+    const saved = 'notes: saved by the user\nsecond saved line\n';
+    const typed = '# typed by the user, not saved\n';
+    const from = P('notes.md');
+    const to = P('moved', 'notes-renamed.md');
+    fs.writeFileSync(from, saved);
+    const doc = await vscode.workspace.openTextDocument(from);
+    await vscode.window.showTextDocument(doc, { preview: false });
+    const read = await invoke('steadyhand_read_file', { file_path: from });
+    await typeAtStart(doc, typed);
+    const dirtyBefore = doc.isDirty;
+    const move = await invoke('steadyhand_move_file', { source_path: from, destination_path: to });
+    const after = await observe(from, to, saved, typed);
+    await screenshot('move-unsaved');
+    await cleanUp(to);
+    return { vscodeRename, readVia: read.via, dirtyBefore, via: move.via, lmError: move.lmError || null, text: move.text, after };
+  });
+
   await step('crashRestart', async () => {
     const serverPids = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
       try {

@@ -178,18 +178,20 @@ export function createClient(setup: ClientSetup, host: ClientHost): LanguageClie
     },
   };
   const client = new SteadyhandLanguageClient('steadyhand', 'Steadyhand', serverOptions, clientOptions);
-  const saveFeature: StaticFeature = {
+  const steadyhandCapabilities: StaticFeature = {
     fillClientCapabilities: (caps) => {
       const experimental = (caps.experimental ?? {}) as Record<string, unknown>;
       const mine = (experimental.steadyhand ?? {}) as Record<string, unknown>;
-      experimental.steadyhand = { ...mine, saveDocuments: true };
+      // renameKeepsUnsaved: a RenameFile moves a dirty document's working copy to the new name,
+      // still dirty, and writes none of its typing (the disk file is renamed as it is).
+      experimental.steadyhand = { ...mine, saveDocuments: true, renameKeepsUnsaved: true };
       caps.experimental = experimental;
     },
     initialize: () => undefined,
     getState: () => ({ kind: 'static' }),
     clear: () => undefined,
   };
-  client.registerFeature(saveFeature);
+  client.registerFeature(steadyhandCapabilities);
   client.onNotification(MCP_CALL, (p: McpCallEvent) => host.mcpCall(p));
   client.onNotification(FILE_CHANGED, (p: FileChangedEvent) => host.fileChanged(p));
   client.onRequest(SAVE_DOCUMENTS, (p: SaveDocumentsParams) => host.saveDocuments(p));
