@@ -521,8 +521,9 @@ class EditorWorld(WorldLayer):
         if unsaved and not self.rename_keeps_unsaved():
             raise unsaved_typing(
                 unsaved[0],
-                "this editor saves an open document's typing before it moves the file "
-                "(a RenameFile), which would save the typing behind the user's back",
+                "this editor does not say that a move (a RenameFile) keeps the typing "
+                "unsaved (some save it first), so moving it could save the typing behind "
+                "the user's back",
             )
         for p in opened + over:
             if p not in unsaved:
