@@ -1,5 +1,5 @@
-"""The ``tree`` section of the benchmark: ``list``, ``search`` (and ``move`` once the server
-has it) on generated project trees, side by side with the MCP peer and with ripgrep alone.
+"""The ``tree`` section of the benchmark: ``list``, ``search`` and ``move`` on generated
+project trees, side by side with the MCP peer and with ripgrep alone.
 
 Run it alone with ``.venv/bin/python bench/run.py --only tree`` (``--quick`` for a smoke
 run). How to read it: docs/performance.md, "Workspace tools".
@@ -21,6 +21,9 @@ What is compared with what (the peer has no call that does quite what ``list`` a
 - ``search`` for a literal in file contents: the peer has no content search, so the row
   is against ripgrep run alone by the benchmark with the very flags Steadyhand passes it
   (its ``--json`` output read to the end), which is the floor of any search through rg.
+- ``move`` of a file and ``move_file``: one file of a folder of 1,000 renamed, then renamed
+  back on the next call, each server in a workspace of its own (so neither watches the
+  other's moves). Steadyhand records each move in its history; the peer keeps none.
 - On the tree of 100,000 files the same search against ripgrep alone (target: within 2×).
 - On the tree of 500,000 files, Steadyhand alone: a listing by name (the first 200) and
   one newest first (the 20 most recent), against ``rg --files`` (every file name,
@@ -38,9 +41,11 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -359,6 +364,46 @@ class TreeSection:
             peer.close()
         self.rows.append((f"A tree of {m.small_tree:,} files", rows))
 
+    def moves(self) -> None:
+        """A file moved and moved back, call after call, by each server in a workspace of
+        its own: 1,000 files of a few lines in one folder."""
+        m = self.mode
+        top = Path(tempfile.mkdtemp(prefix="moves-", dir=str(self.bench.cache)))
+        roots = {SH: top / "sh", PEER: top / "peer"}
+        for root in roots.values():
+            (root / "src").mkdir(parents=True)
+            for n in range(1000):
+                (root / "src" / f"mod_{n:04d}.py").write_text(f"VALUE = {n}\n" * 20)
+        sh = self.start_sh(str(roots[SH]))
+        peer = self.bench.start(servers.peer(str(roots[PEER])), roots[PEER])
+        names = ("src/mod_0500.py", "src/moved_0500.py")
+
+        def ends(i: int) -> tuple[str, str]:
+            return (names[0], names[1]) if i % 2 == 0 else (names[1], names[0])
+
+        def sh_move(i: int) -> object:
+            a, b = ends(i)
+            return sh_call(sh, "steadyhand.move", {"source_path": a, "destination_path": b})
+
+        def peer_move(i: int) -> object:
+            a, b = ends(i)
+            args = {"source": str(roots[PEER] / a), "destination": str(roots[PEER] / b)}
+            return mcp_call(peer, "move_file", args)
+
+        try:
+            row = self.row(
+                "`move` of a file (and back) vs `move_file`",
+                {SH: sh_move, PEER: peer_move},
+                {SH: sh.pid, PEER: peer.pid},
+                m.folder_calls,
+                note="Steadyhand's moves are kept in history",
+            )
+        finally:
+            sh.close()
+            peer.close()
+            shutil.rmtree(top, ignore_errors=True)
+        self.rows.append(("A folder of 1,000 files", [row]))
+
     def big(self) -> None:
         m = self.mode
         if m.big_tree is None:
@@ -540,6 +585,7 @@ class TreeSection:
 def run(bench: Bench) -> None:
     section = TreeSection(bench)
     section.small()
+    section.moves()
     section.big()
     section.huge()
     section.render()
