@@ -593,16 +593,11 @@ class EditorWorld(WorldLayer):
         for p in gone:
             self.own.deleting(p)
         label = f"Agent {move.tool}: {os.path.basename(move.source)}"
-        try:
-            applied, reason = await self._ask_to_apply(
-                types.ApplyWorkspaceEditParams(
-                    edit=types.WorkspaceEdit(document_changes=ops), label=label
-                )
+        applied, reason = await self._ask_for_tree_change(
+            types.ApplyWorkspaceEditParams(
+                edit=types.WorkspaceEdit(document_changes=ops), label=label
             )
-        except MalformedAnswer as exc:
-            applied, reason = False, f"malformed answer: {exc}"
-        except Exception as exc:
-            applied, reason = False, str(exc) or type(exc).__name__
+        )
         moved = not os.path.lexists(move.source) and os.path.lexists(move.destination)
         if not applied or not moved:
             for p in gone:
@@ -697,14 +692,9 @@ class EditorWorld(WorldLayer):
                 for p in opened
             ]
         )
-        try:
-            applied, reason = await self._ask_to_apply(
-                types.ApplyWorkspaceEditParams(edit=edit, label=f"Agent {removal.tool}: delete")
-            )
-        except MalformedAnswer as exc:
-            applied, reason = False, f"malformed answer: {exc}"
-        except Exception as exc:
-            applied, reason = False, str(exc) or type(exc).__name__
+        applied, reason = await self._ask_for_tree_change(
+            types.ApplyWorkspaceEditParams(edit=edit, label=f"Agent {removal.tool}: delete")
+        )
         if not applied:
             for p in opened:
                 self.own.not_deleted(p)
@@ -873,6 +863,19 @@ class EditorWorld(WorldLayer):
         strictly (:func:`apply_edit_answer`: MalformedAnswer for any other shape)."""
         answer = await self.ls.protocol.send_request_async(types.WORKSPACE_APPLY_EDIT, params)
         return apply_edit_answer(answer)
+
+    async def _ask_for_tree_change(
+        self, params: types.ApplyWorkspaceEditParams
+    ) -> tuple[bool, str | None]:
+        """:meth:`_ask_to_apply` for a move or a deletion, whose callers look at the disk
+        afterwards whatever the editor said: an answer that cannot be read, or a request
+        that failed, is ``(False, why)``."""
+        try:
+            return await self._ask_to_apply(params)
+        except MalformedAnswer as exc:
+            return False, f"malformed answer: {exc}"
+        except Exception as exc:
+            return False, str(exc) or type(exc).__name__
 
     async def _apply_to_buffer(self, uri: str, change: Change, before: Snapshot) -> Applied:
         edit = self._workspace_edit(uri, before, change)
