@@ -18,7 +18,7 @@ import contextlib
 import errno
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from steadyhand.apply.own_writes import OwnWrites
 from steadyhand.context import ToolContext
@@ -227,15 +227,26 @@ class DiskWorld:
 
     async def delete(self, path: str, before: Snapshot, *, tool: str, session: str) -> Applied:
         """Delete ``path`` if it still holds what ``before`` saw (else ``stale``)."""
-        if self.own is not None:
-            self.own.deleting(path)
-        try:
+        with self._deleting([path]):
             return delete_from_disk(
                 path, before, self.syscalls, fsync=self.fsync, links_ok=self.links_ok
             )
+
+    @contextlib.contextmanager
+    def _deleting(self, paths: list[str]) -> Iterator[None]:
+        """``paths`` noted as being deleted by Steadyhand (before, so the watcher's look
+        meanwhile does not forget it) for the body, and as not deleted if it fails."""
+        own = self.own
+        if own is None:
+            yield
+            return
+        for path in paths:
+            own.deleting(path)
+        try:
+            yield
         except BaseException:
-            if self.own is not None:
-                self.own.not_deleted(path)
+            for path in paths:
+                own.not_deleted(path)
             raise
 
     # -- changes to the tree ------------------------------------------------------------
@@ -254,28 +265,23 @@ class DiskWorld:
                 ) from exc
         own = self.own
         tracked = [_under(move.source, rel) for rel in move.tracked]
-        for path in tracked:
-            if own is not None:
-                own.deleting(path)
         moved = move.moved
-        try:
-            move_checked(
-                move.source,
-                move.destination,
-                sys=self.syscalls,
-                fsync=self.fsync,
-                identity=None,
-                replace=move.replaced.hash if move.replaced is not None else None,
-                links_ok=self.links_ok,
-            )
-        except BaseException as exc:
-            if own is not None:
-                for path in tracked:
-                    own.not_deleted(path)
-            self._undo_folders(made)
-            if isinstance(exc, OSError):
-                raise moving_failed(move, exc) from exc
-            raise
+        with self._deleting(tracked):
+            try:
+                move_checked(
+                    move.source,
+                    move.destination,
+                    sys=self.syscalls,
+                    fsync=self.fsync,
+                    identity=None,
+                    replace=move.replaced.hash if move.replaced is not None else None,
+                    links_ok=self.links_ok,
+                )
+            except BaseException as exc:
+                self._undo_folders(made)
+                if isinstance(exc, OSError):
+                    raise moving_failed(move, exc) from exc
+                raise
         if own is not None:
             for rel in move.tracked:
                 digest = moved.hash if moved is not None and rel == "" else None
@@ -297,31 +303,23 @@ class DiskWorld:
     async def remove(self, removal: Removal) -> TreeApplied:
         """Delete every file of ``removal`` if each still holds the bytes checked (else
         ``stale``, nothing deleted), then its folders."""
-        own = self.own
         files = [(f.path, f.hash) for f in removal.files]
-        if own is not None:
-            for path, _ in files:
-                own.deleting(path)
-        try:
-            left = remove_checked(
-                files,
-                list(removal.folders),
-                sys=self.syscalls,
-                fsync=self.fsync,
-                links_ok=self.links_ok,
-            )
-        except BaseException as exc:
-            if own is not None:
-                for path, _ in files:
-                    own.not_deleted(path)
-            if isinstance(exc, OSError):
+        with self._deleting([path for path, _ in files]):
+            try:
+                left = remove_checked(
+                    files,
+                    list(removal.folders),
+                    sys=self.syscalls,
+                    fsync=self.fsync,
+                    links_ok=self.links_ok,
+                )
+            except OSError as exc:
                 raise ToolError(
                     ErrorCode.IO_ERROR,
                     f"Could not delete {removal.path}: {exc.strerror or exc}. Nothing was "
                     "deleted. Fix the cause (permissions, a read-only folder) or tell the user.",
                     path=removal.path,
                 ) from exc
-            raise
         note = ""
         if left:
             note = (
@@ -360,8 +358,7 @@ class DiskWorld:
                     mode=f.mode,
                 )
                 made_files.append((f.path, f.hash))
-                if self.own is not None:
-                    self.own.wrote(f.path, f.hash, st.st_size, st.st_mtime_ns)
+                self._note(f.path, data, st, f.hash)
         except BaseException as exc:
             self._take_back(made_files, made_folders)
             if isinstance(exc, OSError):
